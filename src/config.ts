@@ -1,0 +1,49 @@
+// Everything the service reads from its environment, parsed once at start-up so that a
+// wrong setting stops the process with a clear message instead of failing on first use.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Raw SECRET_KEY value (hex or base64 of 32 bytes); when absent a key file is used. */
+  secretKey: string | undefined;
+  secretKeyFile: string;
+  bodyLimit: number;
+  logLevel: string;
+  /** SQLite `synchronous` pragma: FULL keeps acknowledged writes across power loss too. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.has(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
+  }
+  const synchronous = (env.SQLITE_SYNCHRONOUS ?? 'FULL').toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new ConfigError(`SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "${env.SQLITE_SYNCHRONOUS}"`);
+  }
+  return {
+    port: integerSetting(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: env.DATABASE_URL || 'sqlite:./data/config.db',
+    secretKey: env.SECRET_KEY || undefined,
+    secretKeyFile: env.SECRET_KEY_FILE || './data/secret.key',
+    bodyLimit: integerSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel,
+    sqliteSynchronous: synchronous,
+  };
+}

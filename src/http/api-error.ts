@@ -1,0 +1,100 @@
+// The one error type of the service. Whatever goes wrong ends as an ApiError, and the
+// error handler turns it into the problem+json body of the contract (section 6).
+import { STATUS_CODES } from 'node:http';
+import type { MessageLanguage } from './languages.js';
+import { message, render, type Message, type MessageKey, type MessageParams } from './messages.js';
+
+export type ErrorCode =
+  | 'MALFORMED_JSON'
+  | 'BAD_QUERY'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'DELETE_GUARDED'
+  | 'REFERENCED'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'VALIDATION_FAILED'
+  | 'INTERNAL_ERROR'
+  | 'UNAVAILABLE';
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  MALFORMED_JSON: 400,
+  BAD_QUERY: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  DELETE_GUARDED: 409,
+  REFERENCED: 409,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  INTERNAL_ERROR: 500,
+  UNAVAILABLE: 503,
+};
+
+// RFC 9110 renamed these two; Node still uses the older names.
+const TITLES: Record<number, string> = { 413: 'Content Too Large', 422: 'Unprocessable Content' };
+
+export interface FieldProblem {
+  field: string;
+  message: Message;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: Message,
+    readonly fieldProblems: readonly FieldProblem[] = [],
+    readonly headers: Readonly<Record<string, string>> = {},
+    /** Extra members of the problem body (RFC 9457 extensions). */
+    readonly extensions: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(`${code}: ${detail.key}`);
+    this.name = 'ApiError';
+    this.status = STATUS_OF[code];
+  }
+}
+
+export function apiError(code: ErrorCode, key: MessageKey, params?: MessageParams): ApiError {
+  return new ApiError(code, message(key, params));
+}
+
+export function fieldProblem(field: string, key: MessageKey, params?: MessageParams): FieldProblem {
+  return { field, message: message(key, params) };
+}
+
+export function validationFailed(problems: readonly FieldProblem[]): ApiError {
+  return new ApiError('VALIDATION_FAILED', message('body.invalid', { count: problems.length }), problems);
+}
+
+export interface ProblemBody {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  error: string;
+  errors?: { field: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+export function problemBody(error: ApiError, language: MessageLanguage): ProblemBody {
+  const detail = render(error.detail, language);
+  const body: ProblemBody = {
+    type: 'about:blank',
+    title: TITLES[error.status] ?? STATUS_CODES[error.status] ?? 'Error',
+    status: error.status,
+    code: error.code,
+    detail,
+    // `error` is what clients of the older PHP API read.
+    error: detail,
+    ...error.extensions,
+  };
+  if (error.fieldProblems.length > 0) {
+    body.errors = error.fieldProblems.map((p) => ({ field: p.field, message: render(p.message, language) }));
+  }
+  return body;
+}

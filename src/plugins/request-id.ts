@@ -1,0 +1,12 @@
+// Echoes the request id (taken from X-Request-Id when the caller sent a sane one) so that a
+// caller can find its request in the logs.
+import fp from 'fastify-plugin';
+
+export default fp(
+  async (app) => {
+    app.addHook('onSend', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+  },
+  { name: 'request-id' },
+);

@@ -1,0 +1,222 @@
+// The kinds of value a field can hold. Each kind owns its TypeBox schema (the one source for
+// request validation and for the OpenAPI document), the sentence that explains a refusal,
+// its canonical form, and how it is written to and read from a database column.
+import { isIPv6 } from 'node:net';
+import Type, { type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { message, type Message } from '../http/messages.js';
+
+export interface FieldType {
+  /** A value a request may send. */
+  readonly input: TSchema;
+  /** The value as responses show it. */
+  readonly output: TSchema;
+  /** Why a value was refused, in the words of the field's rule. */
+  readonly expectation: Message;
+  readonly check: (value: unknown) => boolean;
+  /** The canonical form of a value that passed `check`. */
+  readonly normalise: (value: unknown) => unknown;
+  readonly toColumn: (value: unknown) => unknown;
+  readonly fromColumn: (value: unknown) => unknown;
+  /** Free text that the list search `q` looks into. */
+  readonly searchable: boolean;
+}
+
+/** Largest id a reference or a path may name: every backend stores ids as 32-bit integers. */
+export const MAX_ID = 2_147_483_647;
+
+// C0 and C1 control characters, and DEL.
+const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+// The same, but line breaks are allowed: key material spans several lines.
+const NO_CONTROL_BUT_LINE_BREAKS = '^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f]*$';
+
+const identity = (value: unknown): unknown => value;
+
+interface KindOptions {
+  input: TSchema;
+  output?: TSchema;
+  expectation: Message;
+  normalise?: (value: unknown) => unknown;
+  toColumn?: (value: unknown) => unknown;
+  fromColumn?: (value: unknown) => unknown;
+  searchable?: boolean;
+}
+
+function kind(options: KindOptions): FieldType {
+  const validator = Compile(options.input);
+  return {
+    input: options.input,
+    output: options.output ?? options.input,
+    expectation: options.expectation,
+    check: (value) => validator.Check(value),
+    normalise: options.normalise ?? identity,
+    toColumn: options.toColumn ?? identity,
+    fromColumn: options.fromColumn ?? identity,
+    searchable: options.searchable ?? false,
+  };
+}
+
+export function text(min: number, max: number): FieldType {
+  return kind({
+    input: Type.String({ minLength: min, maxLength: max, pattern: NO_CONTROL }),
+    expectation: message('field.text', { min, max }),
+    searchable: true,
+  });
+}
+
+export function textOrNull(min: number, max: number): FieldType {
+  return kind({
+    input: Type.Union([Type.String({ minLength: min, maxLength: max, pattern: NO_CONTROL }), Type.Null()]),
+    expectation: message('field.textOrNull', { min, max }),
+    searchable: true,
+  });
+}
+
+export function hexColor(): FieldType {
+  return kind({
+    input: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', minLength: 7, maxLength: 7 }),
+    expectation: message('field.hexColor'),
+  });
+}
+
+/** Lower-case letters, digits, `_` and `-`: values that end up in scripts and file names. */
+export function slug(min: number, max: number): FieldType {
+  return kind({
+    input: Type.String({ pattern: `^[a-z0-9_-]{${min},${max}}$`, minLength: min, maxLength: max }),
+    expectation: message('field.slug', { min, max }),
+    searchable: true,
+  });
+}
+
+export function oneOf(values: readonly string[]): FieldType {
+  return kind({
+    input: Type.Union(values.map((v) => Type.Literal(v))),
+    expectation: message('field.oneOf', { values: values.join(', ') }),
+  });
+}
+
+export function character(): FieldType {
+  return kind({
+    // One code point (patterns are Unicode-aware), neither blank nor a control character.
+    input: Type.String({ pattern: '^[^\\s\\u0000-\\u001f\\u007f-\\u009f]$', minLength: 1, maxLength: 2 }),
+    expectation: message('field.character'),
+    searchable: true,
+  });
+}
+
+export function integer(min: number, max: number): FieldType {
+  return kind({
+    input: Type.Integer({ minimum: min, maximum: max }),
+    expectation: message('field.integer', { min, max }),
+    fromColumn: (value) => Number(value),
+  });
+}
+
+export function port(): FieldType {
+  return integer(1, 65535);
+}
+
+/** A JSON boolean; requests may also send 1 and 0, as the older API's clients do. */
+export function boolean(): FieldType {
+  return kind({
+    input: Type.Union([Type.Boolean(), Type.Literal(0), Type.Literal(1)]),
+    output: Type.Boolean(),
+    expectation: message('field.boolean'),
+    normalise: (value) => value === true || value === 1,
+    toColumn: (value) => (value ? 1 : 0),
+    fromColumn: (value) => Number(value) === 1,
+  });
+}
+
+/** The 0/1 marker the older API exposes for soft-deleted servers. */
+export function zeroOrOne(): FieldType {
+  return kind({
+    input: Type.Union([Type.Literal(0), Type.Literal(1)]),
+    expectation: message('field.integer', { min: 0, max: 1 }),
+    fromColumn: (value) => Number(value),
+  });
+}
+
+export function reference(resource: string): FieldType {
+  return kind({
+    input: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+    expectation: message('field.reference', { resource }),
+    fromColumn: (value) => Number(value),
+  });
+}
+
+// IPv6 addresses have many spellings; store one so that uniqueness compares like with like.
+function canonicalAddress(value: string): string {
+  if (!isIPv6(value)) return value.toLowerCase();
+  return new URL(`http://[${value}]/`).hostname.slice(1, -1);
+}
+
+export function ipAddress(): FieldType {
+  return kind({
+    input: Type.Union([Type.String({ format: 'ipv4', maxLength: 15 }), Type.String({ format: 'ipv6', maxLength: 45 })]),
+    output: Type.String({ maxLength: 45 }),
+    expectation: message('field.ipAddress'),
+    normalise: (value) => canonicalAddress(value as string),
+    searchable: true,
+  });
+}
+
+/** Where a monitored server answers: an address or a DNS name. */
+export function host(max: number): FieldType {
+  return kind({
+    input: Type.Union([
+      Type.String({ format: 'ipv4', maxLength: 15 }),
+      Type.String({ format: 'ipv6', maxLength: 45 }),
+      Type.String({ format: 'hostname', minLength: 1, maxLength: max }),
+    ]),
+    output: Type.String({ minLength: 1, maxLength: max }),
+    expectation: message('field.host', { max }),
+    normalise: (value) => canonicalAddress(value as string),
+    searchable: true,
+  });
+}
+
+/** DNS names compare case-insensitively, so they are kept in lower case. */
+export function dnsName(max: number): FieldType {
+  return kind({
+    input: Type.String({ format: 'hostname', minLength: 1, maxLength: max }),
+    expectation: message('field.dnsName', { max }),
+    normalise: (value) => (value as string).toLowerCase(),
+    searchable: true,
+  });
+}
+
+export function absolutePath(max: number): FieldType {
+  return kind({
+    input: Type.String({ pattern: '^/[^\\u0000-\\u001f\\u007f-\\u009f]*$', minLength: 1, maxLength: max }),
+    expectation: message('field.absolutePath', { max }),
+    searchable: true,
+  });
+}
+
+export function sshPublicKey(max: number): FieldType {
+  return kind({
+    input: Type.String({
+      pattern: '^(ssh-ed25519|ssh-rsa) [A-Za-z0-9+/]+={0,3}( [^\\u0000-\\u001f\\u007f-\\u009f]*)?$',
+      maxLength: max,
+    }),
+    expectation: message('field.sshPublicKey'),
+    searchable: true,
+  });
+}
+
+export function sshFingerprint(): FieldType {
+  return kind({
+    input: Type.String({ pattern: '^SHA256:[A-Za-z0-9+/]{43}$' }),
+    expectation: message('field.fingerprint'),
+    searchable: true,
+  });
+}
+
+/** Key material: checked here for shape only; the ssh-keys rule checks it is the right key. */
+export function privateKeyMaterial(max: number): FieldType {
+  return kind({
+    input: Type.String({ minLength: 1, maxLength: max, pattern: NO_CONTROL_BUT_LINE_BREAKS }),
+    expectation: message('field.sshPrivateKey'),
+  });
+}

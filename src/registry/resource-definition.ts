@@ -1,0 +1,62 @@
+// The shape of a registry entry. A resource is described once, here, and the routes, the
+// validation, the storage and the OpenAPI document are all derived from that description.
+import type { FieldProblem } from '../http/api-error.js';
+import type { TableName } from '../db/database-schema.js';
+import type { FieldType } from './field-types.js';
+
+export interface FieldDefinition {
+  readonly type: FieldType;
+  /** Column that stores the field (ASCII, so that every backend spells it the same). */
+  readonly column: string;
+  /** Must be sent on POST and PUT. */
+  readonly required?: boolean;
+  /** Taken on POST and PUT when the field is omitted. */
+  readonly default?: unknown;
+  /** Managed by the service; ignored when a request sends it. */
+  readonly readOnly?: boolean;
+  /** Secret: stored encrypted, never in a response; a PUT that omits it keeps the stored one. */
+  readonly writeOnly?: boolean;
+  /** Computed by the resource's rule when not sent. */
+  readonly derived?: boolean;
+  readonly references?: { readonly resource: string; readonly mustBeLive?: boolean };
+  readonly description: string;
+}
+
+export interface UniqueRule {
+  readonly fields: readonly string[];
+  /** Only entries that are not soft-deleted take part. */
+  readonly amongLive?: boolean;
+}
+
+export type DeleteRule =
+  | { readonly mode: 'hard'; readonly guarded?: (id: number) => boolean }
+  | { readonly mode: 'soft'; readonly flagField: string; readonly liveColumn: string };
+
+export interface EntryRuleContext {
+  /** Fields this request sent. */
+  readonly sent: ReadonlySet<string>;
+  /** The stored plain value of a write-only field of the entry being changed. */
+  storedSecret(field: string): Promise<string | undefined>;
+}
+
+/**
+ * Checks that span several fields of one entry, run on the entry as it would be stored.
+ * It may fill derived fields in `entry`.
+ */
+export type EntryRule = (entry: Record<string, unknown>, context: EntryRuleContext) => Promise<FieldProblem[]>;
+
+export interface ResourceDefinition {
+  /** Path segment, e.g. `storage-areas`. */
+  readonly name: string;
+  /** Singular name for the OpenAPI schemas, e.g. `StorageArea`. */
+  readonly schemaName: string;
+  readonly table: TableName;
+  readonly description: string;
+  /** In response order. */
+  readonly fields: Readonly<Record<string, FieldDefinition>>;
+  readonly unique: readonly UniqueRule[];
+  readonly deletion: DeleteRule;
+  readonly rule?: EntryRule;
+  /** A valid POST body, for the OpenAPI document; never key material. */
+  readonly example: Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,48 @@
+// Every route serves one path shape for all methods, so that a wrong method is a 405 and
+// not a 404. The parse step (resolveTarget) runs before the body is read.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { apiError } from '../http/api-error.js';
+import type { Outcome } from '../pipeline/resource-operations.js';
+import { ALLOWED_METHODS, resolveTarget, type PathShape, type RequestTarget } from '../pipeline/request-target.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    target: RequestTarget | null;
+  }
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+function isJson(contentType: string | undefined): boolean {
+  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType === 'application/json';
+}
+
+export function routeShape(
+  app: FastifyInstance,
+  url: string,
+  shape: PathShape,
+  handle: (target: RequestTarget, request: FastifyRequest) => Promise<Outcome>,
+): void {
+  app.route({
+    method: app.supportedMethods,
+    url,
+    onRequest: async (request, reply) => {
+      const target = resolveTarget(shape, request.params as Record<string, string>, request.method);
+      request.target = target;
+      if (request.method === 'OPTIONS') {
+        return reply.code(204).header('allow', ALLOWED_METHODS[shape].join(', ')).send();
+      }
+      // Checked before the body is read, so that a body in another format is a clean 415.
+      if (BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
+        throw apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
+      }
+      return undefined;
+    },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const outcome = await handle(request.target!, request);
+      if (outcome.headers !== undefined) reply.headers(outcome.headers);
+      return reply.code(outcome.status).send(outcome.body);
+    },
+  });
+}

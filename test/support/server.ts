@@ -1,0 +1,122 @@
+// Starts the real service (the compiled `dist/main.js`, as `npm start` runs it) on a free
+// port with a fresh database in a temporary folder, and talks to it over HTTP.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
+const START_TIMEOUT_MS = 15_000;
+
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  body: T;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** Sent as is; objects are sent as JSON with Content-Type: application/json. */
+  body?: unknown;
+  /** Send `body` as this raw string instead of JSON-encoding it. */
+  raw?: string;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Reuse a data folder (to restart over the same database). */
+  dataDir?: string;
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly databaseFile: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  logs(): string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
+  /** SIGTERM and wait for exit; resolves to the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: no chance to flush anything. */
+  kill(): Promise<void>;
+  /** Removes the data folder (after stop). */
+  cleanup(): void;
+}
+
+function waitForExit(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((done) => child.once('exit', (code) => done(code)));
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'config-api-test-'));
+  const databaseFile = join(dataDir, 'config.db');
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${databaseFile}`,
+      SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+
+  const url = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${output}`)), START_TIMEOUT_MS);
+    const look = (): void => {
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        done(match[1]);
+      }
+    };
+    child.stdout!.on('data', look);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  return {
+    url,
+    dataDir,
+    databaseFile,
+    logs: () => output,
+    async request(method, path, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      let body: string | undefined = requestOptions.raw;
+      if (body === undefined && requestOptions.body !== undefined) {
+        body = JSON.stringify(requestOptions.body);
+        if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      }
+      const response = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, body: parsed as any };
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      return waitForExit(child);
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await waitForExit(child);
+    },
+    cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
