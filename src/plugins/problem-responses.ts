@@ -28,10 +28,6 @@ function translate(error: FastifyError, bodyLimit: number): ApiError {
     default:
       break;
   }
-  if (error.statusCode === 400 && error instanceof SyntaxError) {
-    const forbidden = /prototype|constructor/i.test(error.message);
-    return apiError('MALFORMED_JSON', forbidden ? 'body.forbiddenKey' : 'body.malformed');
-  }
   if (error.statusCode === 404) return apiError('NOT_FOUND', 'path.unknown');
   if (error.statusCode === 413) return apiError('PAYLOAD_TOO_LARGE', 'body.tooLarge', { limit: bodyLimit });
   if (error.statusCode === 415) return apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
