@@ -52,7 +52,9 @@ export function validateBody(
   }
 
   for (const [name, field] of Object.entries(resource.fields)) {
-    if (name in body) continue;
+    // A field the body set (or got wrong, already reported) needs no default; a read-only
+    // field the body carried was ignored, so it takes its default like an omitted one.
+    if (name in values || (name in body && !field.readOnly)) continue;
     if (isRequired(mode, field.required, field.writeOnly)) problems.push(fieldProblem(name, 'field.required'));
     // A PUT restores defaults but leaves server-managed fields (is_deleted) as they are.
     else if ('default' in field && (mode === 'create' || (mode === 'replace' && !field.readOnly))) values[name] = field.default;
