@@ -20,6 +20,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       level: config.logLevel,
       // Belt and braces: no credential or body is ever serialized into a log line.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'body'], censor: '[redacted]' },
+      serializers: {
+        // The path, never the query string: a value pasted into a URL by mistake (a key, a
+        // token) must not reach the logs.
+        req: (request) => ({
+          method: request.method,
+          url: request.url.split('?', 1)[0],
+          remoteAddress: request.ip,
+        }),
+      },
     },
     bodyLimit: config.bodyLimit,
     genReqId: (request) => {

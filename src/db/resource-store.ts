@@ -170,6 +170,27 @@ export class ResourceStore {
     return rows.map((row: { id: unknown }) => Number(row.id));
   }
 
+  /**
+   * Opens one stored secret of each kind, so that a wrong SECRET_KEY (or a lost key file)
+   * stops the start-up instead of failing later on the first write that needs the key.
+   */
+  async secretsReadable(resources: readonly ResourceDefinition[]): Promise<boolean> {
+    for (const resource of resources) {
+      for (const field of Object.values(resource.fields)) {
+        if (!field.writeOnly) continue;
+        const row = await (this.db as AnyDb).selectFrom(resource.table).select(field.column).limit(1).executeTakeFirst();
+        const sealed = row?.[field.column];
+        if (typeof sealed !== 'string') continue;
+        try {
+          this.secrets.open(sealed, secretContext(resource, field.column));
+        } catch {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   async storedSecret(tx: Executor, resource: ResourceDefinition, id: number, name: string): Promise<string | undefined> {
     const field = resource.fields[name];
     if (field === undefined || !field.writeOnly) throw new Error(`${resource.name}.${name} is not a secret`);

@@ -1,10 +1,11 @@
 // Opens the database named by DATABASE_URL, brings its schema up to date, and closes it
 // when the app closes.
 import fp from 'fastify-plugin';
-import type { Config } from '../config.js';
+import { ConfigError, connectOptions, type Config } from '../config.js';
 import { connectDatabase } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ResourceStore } from '../db/resource-store.js';
+import { RESOURCES } from '../registry/resources.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,13 +15,19 @@ declare module 'fastify' {
 
 export default fp<{ config: Config }>(
   async (app, { config }) => {
-    const handle = connectDatabase(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+    const handle = connectDatabase(config.databaseUrl, connectOptions(config));
     app.addHook('onClose', async () => {
       await handle.db.destroy();
     });
     const applied = await migrateToLatest(handle.db);
     app.log.info({ database: handle.description, migrationsApplied: applied }, 'database ready');
-    app.decorate('store', new ResourceStore(handle, app.secretBox));
+    const store = new ResourceStore(handle, app.secretBox);
+    if (!(await store.secretsReadable(RESOURCES))) {
+      throw new ConfigError(
+        'the encryption key (SECRET_KEY or SECRET_KEY_FILE) is not the one that sealed the stored SSH private keys; start with the original key',
+      );
+    }
+    app.decorate('store', store);
   },
   { name: 'database', dependencies: ['secret-box'] },
 );
