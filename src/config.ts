@@ -1,5 +1,6 @@
 // Everything the service reads from its environment, parsed once at start-up so that a
 // wrong setting stops the process with a clear message instead of failing on first use.
+import type { ConnectOptions } from './db/connect.js';
 
 export interface Config {
   port: number;
@@ -12,6 +13,10 @@ export interface Config {
   logLevel: string;
   /** SQLite `synchronous` pragma: FULL keeps acknowledged writes across power loss too. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** PostgreSQL and MariaDB: connections per instance, and how long to wait for them. */
+  databasePoolSize: number;
+  databaseConnectTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -25,6 +30,15 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+export function connectOptions(config: Config): ConnectOptions {
+  return {
+    sqliteSynchronous: config.sqliteSynchronous,
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -45,5 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: integerSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel,
     sqliteSynchronous: synchronous,
+    databasePoolSize: integerSetting(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseConnectTimeoutMs: integerSetting(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
+    databaseQueryTimeoutMs: integerSetting(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
   };
 }

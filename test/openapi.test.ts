@@ -18,7 +18,7 @@ before(async () => {
 });
 after(async () => {
   await server.stop();
-  server.cleanup();
+  await server.cleanup();
 });
 
 describe('the OpenAPI document', () => {

@@ -15,7 +15,7 @@ before(async () => {
 });
 after(async () => {
   await server.stop();
-  server.cleanup();
+  await server.cleanup();
 });
 
 async function create(resource: string, body: Record<string, unknown>): Promise<Record<string, any>> {
@@ -366,7 +366,7 @@ describe('restart', () => {
     await own.request('DELETE', `/en/api/config/servers/${entry.id}`);
     assert.equal(await own.stop(), 0);
 
-    const again = await startServer({ dataDir: own.dataDir });
+    const again = await startServer({ dataDir: own.dataDir, database: own.database });
     try {
       assert.deepEqual((await again.request('GET', `/en/api/config/tags/${tag.id}`)).body.item, tag);
       assert.equal((await again.request('GET', `/en/api/config/servers/${entry.id}`)).body.item.is_deleted, 1);
@@ -376,7 +376,7 @@ describe('restart', () => {
       assert.ok(next.id > tag.id);
     } finally {
       await again.stop();
-      again.cleanup();
+      await own.cleanup();
     }
   });
 });

@@ -43,7 +43,7 @@ before(async () => {
 
 after(async () => {
   await server.stop();
-  server.cleanup();
+  await server.cleanup();
 });
 
 // ---------------------------------------------------------------------------------------

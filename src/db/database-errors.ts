@@ -23,6 +23,11 @@ const UNAVAILABLE = new Set([
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_STATEMENT_TIMEOUT',
+  'ER_SERVER_SHUTDOWN',
+  '57014',
   '57P01',
   '57P02',
   '57P03',
@@ -32,9 +37,14 @@ const UNAVAILABLE = new Set([
   '08006',
 ]);
 
+// node-postgres reports a lost or unobtainable connection without a code.
+const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed/i;
+
 export function classifyDatabaseError(error: unknown): DatabaseFailure {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return 'other';
+  if (typeof code !== 'string') {
+    return error instanceof Error && UNAVAILABLE_MESSAGE.test(error.message) ? 'unavailable' : 'other';
+  }
   if (UNIQUE.has(code)) return 'unique';
   if (FOREIGN_KEY.has(code)) return 'foreign-key';
   if (UNAVAILABLE.has(code) || code.startsWith('SQLITE_IOERR')) return 'unavailable';

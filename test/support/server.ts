@@ -1,9 +1,11 @@
 // Starts the real service (the compiled `dist/main.js`, as `npm start` runs it) on a free
-// port with a fresh database in a temporary folder, and talks to it over HTTP.
+// port with a fresh database (on the backend TEST_DATABASE names; SQLite in a temporary
+// folder by default), and talks to it over HTTP.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
 const START_TIMEOUT_MS = 15_000;
@@ -26,14 +28,21 @@ export interface RequestOptions {
 
 export interface StartOptions {
   env?: Record<string, string>;
-  /** Reuse a data folder (to restart over the same database). */
+  /** Reuse a data folder (its key file; with SQLite, its database too). */
   dataDir?: string;
+  /** Use this database instead of a new one (a restart, or a second instance). It is
+   * then the caller's to drop. */
+  database?: TestDatabase;
 }
 
 export interface TestServer {
   readonly url: string;
   readonly dataDir: string;
+  readonly database: TestDatabase;
+  /** The SQLite file ('' on other backends). */
   readonly databaseFile: string;
+  /** Everything the database holds, as text (file bytes for SQLite, rows otherwise). */
+  dump(): Promise<string>;
   /** Everything the process wrote to stdout and stderr so far. */
   logs(): string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
@@ -41,24 +50,24 @@ export interface TestServer {
   stop(): Promise<number | null>;
   /** SIGKILL: no chance to flush anything. */
   kill(): Promise<void>;
-  /** Removes the data folder (after stop). */
-  cleanup(): void;
+  /** Removes the data folder and drops the database it created (after stop). */
+  cleanup(): Promise<void>;
 }
 
 function waitForExit(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((done) => child.once('exit', (code) => done(code)));
+  return new Promise((done) => child.once('close', (code) => done(code)));
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'config-api-test-'));
-  const databaseFile = join(dataDir, 'config.db');
+  const database = options.database ?? (await createTestDatabase(dataDir));
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_URL: `sqlite:${databaseFile}`,
+      DATABASE_URL: database.url,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
       LOG_LEVEL: 'info',
       ...options.env,
@@ -69,7 +78,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
 
-  const url = await new Promise<string>((done, fail) => {
+  const listening = new Promise<string>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${output}`)), START_TIMEOUT_MS);
     const look = (): void => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
@@ -79,16 +88,27 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       }
     };
     child.stdout!.on('data', look);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': it comes once stdout and stderr are read to the end.
+    child.once('close', (code) => {
       clearTimeout(timer);
       fail(new Error(`server exited with ${code} before listening:\n${output}`));
     });
   });
+  let url: string;
+  try {
+    url = await listening;
+  } catch (error) {
+    child.kill('SIGKILL');
+    if (options.database === undefined) await database.drop();
+    throw error;
+  }
 
   return {
     url,
     dataDir,
-    databaseFile,
+    database,
+    databaseFile: database.file ?? '',
+    dump: () => database.dump(),
     logs: () => output,
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
@@ -115,7 +135,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       child.kill('SIGKILL');
       await waitForExit(child);
     },
-    cleanup() {
+    async cleanup() {
+      if (options.database === undefined) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,144 @@
+// Behaviour that depends on the database being a shared server: several instances on one
+// database, the database going away and coming back, and concurrent writers. The rest of
+// the suite runs unchanged on every backend (TEST_DATABASE).
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { startServer, type TestServer } from './support/server.js';
+import { makeKeyPair } from './support/ssh-keys.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
+import { BACKEND, createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+const serverBacked = BACKEND !== 'sqlite';
+const onlyServerBacked = serverBacked ? false : 'an embedded SQLite database is one process and cannot go away';
+
+function scratchDir(): string {
+  return mkdtempSync(join(tmpdir(), 'config-api-backend-'));
+}
+
+async function stopAll(servers: TestServer[], database: TestDatabase, dirs: string[]): Promise<void> {
+  await Promise.all(servers.map((server) => server.stop()));
+  await database.drop();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+describe('several instances on one database', { skip: onlyServerBacked }, () => {
+  test('two instances started at the same moment migrate once and share every write', async () => {
+    const dirs = [scratchDir(), scratchDir()];
+    const database = await createTestDatabase(dirs[0]!);
+    const env = { SECRET_KEY: randomBytes(32).toString('hex') };
+    const [a, b] = await Promise.all(dirs.map((dataDir) => startServer({ database, dataDir, env })));
+    try {
+      const environments = await b!.request('GET', '/en/api/config/environments');
+      assert.equal(environments.body.total, 6, 'seed rows exist once');
+      const clients = await a!.request('GET', '/en/api/config/clients');
+      assert.deepEqual(clients.body.items.map((c: { id: number }) => c.id), [99]);
+
+      const created = await a!.request('POST', '/en/api/config/tags', { body: { name: 'shared' } });
+      assert.equal(created.status, 201);
+      assert.deepEqual((await b!.request('GET', `/en/api/config/tags/${created.body.id}`)).body.item, created.body.item);
+
+      const patched = await b!.request('PATCH', `/en/api/config/tags/${created.body.id}`, { body: { color: '#0a0b0c' } });
+      assert.equal(patched.status, 200);
+      assert.equal((await a!.request('GET', `/en/api/config/tags/${created.body.id}`)).body.item.color, '#0a0b0c');
+
+      // A key sealed by one instance is opened by the other (same SECRET_KEY).
+      const pair = makeKeyPair('ED25519', 'one@example');
+      const key = await a!.request('POST', '/en/api/config/ssh-keys', { body: { type: pair.type, pub: pair.pub, 'privée': pair.openssh } });
+      assert.equal(key.status, 201);
+      const renamed = pair.pub.replace('one@example', 'two@example');
+      const replaced = await b!.request('PUT', `/en/api/config/ssh-keys/${key.body.id}`, { body: { type: pair.type, pub: renamed } });
+      assert.equal(replaced.status, 200, replaced.text);
+    } finally {
+      await stopAll([a!, b!], database, dirs);
+    }
+  });
+});
+
+describe('the database going away', { skip: onlyServerBacked }, () => {
+  test('answers 503 UNAVAILABLE within seconds, then recovers by itself', async () => {
+    const dir = scratchDir();
+    const database = await createTestDatabase(dir);
+    const real = new URL(database.url);
+    const proxy = await startTcpProxy(real.hostname, Number(real.port || (BACKEND === 'postgres' ? 5432 : 3306)));
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String(proxy.port);
+    const server = await startServer({
+      database: { ...database, url: viaProxy.toString() },
+      dataDir: dir,
+      env: { DATABASE_CONNECT_TIMEOUT_MS: '1000' },
+    });
+    try {
+      const tag = await server.request('POST', '/en/api/config/tags', { body: { name: 'before-outage' } });
+      assert.equal(tag.status, 201);
+
+      await proxy.down();
+      for (const [method, path, body] of [
+        ['GET', '/en/api/config/tags', undefined],
+        ['GET', `/en/api/config/tags/${tag.body.id}`, undefined],
+        ['POST', '/fr/api/config/tags', { name: 'during-outage' }],
+      ] as const) {
+        const started = Date.now();
+        const reply = await server.request(method, path, body === undefined ? {} : { body });
+        assert.equal(reply.status, 503, `${method} ${path}: ${reply.text}`);
+        assert.equal(reply.body.code, 'UNAVAILABLE');
+        assert.ok(Date.now() - started < 5000, 'no hang past a few seconds');
+        assert.doesNotMatch(reply.text, /ECONNREFUSED|select|insert|at .*\.js/i, 'no internals');
+      }
+
+      await proxy.up();
+      let recovered: number | undefined;
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline) {
+        const reply = await server.request('GET', `/en/api/config/tags/${tag.body.id}`);
+        if (reply.status === 200) {
+          recovered = reply.status;
+          assert.equal(reply.body.item.name, 'before-outage');
+          break;
+        }
+        await new Promise((done) => setTimeout(done, 250));
+      }
+      assert.equal(recovered, 200, 'the service recovered without a restart');
+      const list = await server.request('GET', '/en/api/config/tags');
+      assert.deepEqual(list.body.items.map((t: { name: string }) => t.name), ['before-outage'], 'the refused POST wrote nothing');
+    } finally {
+      await proxy.close();
+      await stopAll([server], database, [dir]);
+    }
+  });
+});
+
+describe('concurrent writers', () => {
+  test('concurrent POSTs of one unique name: exactly one 201, the others 409 CONFLICT', async () => {
+    const server = await startServer();
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, () => server.request('POST', '/en/api/config/tags', { body: { name: 'race' } })),
+      );
+      const statuses = replies.map((reply) => reply.status).sort();
+      assert.deepEqual(statuses, [201, ...Array<number>(11).fill(409)]);
+      for (const reply of replies.filter((r) => r.status === 409)) assert.equal(reply.body.code, 'CONFLICT');
+      assert.equal((await server.request('GET', '/en/api/config/tags')).body.total, 1);
+    } finally {
+      await server.stop();
+      await server.cleanup();
+    }
+  });
+
+  test('concurrent servers on one (ip, port): exactly one is created', async () => {
+    const server = await startServer();
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 8 }, () => server.request('POST', '/en/api/config/servers', { body: { ip: '192.0.2.1', port: 3306 } })),
+      );
+      assert.equal(replies.filter((reply) => reply.status === 201).length, 1);
+      assert.ok(replies.every((reply) => reply.status === 201 || reply.status === 409));
+    } finally {
+      await server.stop();
+      await server.cleanup();
+    }
+  });
+});

@@ -1,0 +1,103 @@
+// A fresh, empty database for one test server, on the backend named by TEST_DATABASE
+// (sqlite, postgres or mariadb). Server-backed databases are created under a unique name
+// through an admin URL and dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+
+export type Backend = 'sqlite' | 'postgres' | 'mariadb';
+
+export const BACKEND: Backend = (() => {
+  const name = process.env.TEST_DATABASE ?? 'sqlite';
+  if (name !== 'sqlite' && name !== 'postgres' && name !== 'mariadb') throw new Error(`TEST_DATABASE=${name}: use sqlite, postgres or mariadb`);
+  return name;
+})();
+
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+export const MARIADB_ADMIN_URL = process.env.TEST_MARIADB_URL || 'mysql://root@127.0.0.1:3306/test';
+
+export interface TestDatabase {
+  readonly backend: Backend;
+  /** DATABASE_URL for the service. */
+  readonly url: string;
+  /** The SQLite file, when the backend is SQLite. */
+  readonly file?: string;
+  /** Every byte or value the database holds, as text, to search for secrets. */
+  dump(): Promise<string>;
+  drop(): Promise<void>;
+}
+
+function withDatabase(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function postgresQuery<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function mariadbQuery<T>(url: string, work: (connection: mysql.Connection) => Promise<T>): Promise<T> {
+  const connection = await mysql.createConnection({ uri: url, charset: 'utf8mb4' });
+  try {
+    return await work(connection);
+  } finally {
+    await connection.end();
+  }
+}
+
+const TABLES = ['tags', 'clients', 'environments', 'aliases', 'storage_areas', 'servers', 'ssh_keys'];
+
+export async function createTestDatabase(dataDir: string): Promise<TestDatabase> {
+  if (BACKEND === 'sqlite') {
+    const file = join(dataDir, 'config.db');
+    return {
+      backend: BACKEND,
+      url: `sqlite:${file}`,
+      file,
+      async dump() {
+        return [file, `${file}-wal`]
+          .filter((path) => existsSync(path))
+          .map((path) => readFileSync(path).toString('latin1'))
+          .join('\n');
+      },
+      async drop() {},
+    };
+  }
+  const name = `cfgtest_${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (BACKEND === 'postgres') {
+    await postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`CREATE DATABASE ${name}`));
+    const url = withDatabase(POSTGRES_ADMIN_URL, name);
+    return {
+      backend: BACKEND,
+      url,
+      dump: () =>
+        postgresQuery(url, async (client) => {
+          const parts = await Promise.all(TABLES.map((table) => client.query(`SELECT * FROM ${table}`)));
+          return JSON.stringify(parts.map((part) => part.rows));
+        }),
+      drop: () => postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    };
+  }
+  await mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`));
+  const url = withDatabase(MARIADB_ADMIN_URL, name);
+  return {
+    backend: BACKEND,
+    url,
+    dump: () =>
+      mariadbQuery(url, async (connection) => {
+        const parts = [];
+        for (const table of TABLES) parts.push((await connection.query(`SELECT * FROM ${table}`))[0]);
+        return JSON.stringify(parts);
+      }),
+    drop: () => mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => undefined),
+  };
+}
