@@ -23,6 +23,12 @@ const UNAVAILABLE = new Set([
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
   'SQLITE_IOERR',
+  // Deadlocks and serialization failures (Galera certification conflicts among them) are
+  // transient: the caller should try again, as after an outage.
+  'ER_LOCK_DEADLOCK',
+  'ER_LOCK_WAIT_TIMEOUT',
+  '40001',
+  '40P01',
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_CON_COUNT_ERROR',
   'ER_STATEMENT_TIMEOUT',
