@@ -1,28 +1,16 @@
-// Entry point: read the configuration, serve, and stop cleanly on SIGTERM or SIGINT.
-import { buildApp } from './app.js';
+// Entry point: read the configuration, then serve from this process, or (WORKERS > 1) from
+// a cluster of workers this process supervises.
+import cluster from 'node:cluster';
+import { assertExposureAllowed } from './auth/exposure-guard.js';
+import { runPrimary } from './cluster/run-primary.js';
 import { ConfigError, loadConfig } from './config.js';
+import { runServer } from './run-server.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await buildApp(config);
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'stopping: finishing in-flight requests');
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
-
-  await app.listen({ port: config.port, host: config.host });
+  assertExposureAllowed(config.host, config.apiTokens.length);
+  if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
+  else await runServer(config);
 }
 
 main().catch((error: unknown) => {

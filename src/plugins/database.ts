@@ -2,7 +2,7 @@
 // when the app closes.
 import fp from 'fastify-plugin';
 import { ConfigError, connectOptions, type Config } from '../config.js';
-import { connectDatabase } from '../db/connect.js';
+import { connectDatabase, type DatabaseHandle } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ResourceStore } from '../db/resource-store.js';
 import { RESOURCES } from '../registry/resources.js';
@@ -10,6 +10,8 @@ import { RESOURCES } from '../registry/resources.js';
 declare module 'fastify' {
   interface FastifyInstance {
     store: ResourceStore;
+    /** For readiness and pool metrics; requests go through `store`. */
+    database: DatabaseHandle;
   }
 }
 
@@ -28,6 +30,7 @@ export default fp<{ config: Config }>(
       );
     }
     app.decorate('store', store);
+    app.decorate('database', handle);
   },
   { name: 'database', dependencies: ['secret-box'] },
 );

@@ -1,0 +1,40 @@
+// One log line per completed request — route pattern, method, status, duration — with the
+// request id the child logger carries (reqId). Nothing else about the request is written:
+// no body, no query string, no header, so that no credential can reach the logs.
+import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { routeLabel } from '../http/route-label.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Health, readiness and metrics: unauthenticated, and polled so often that their
+     * lines would drown the rest, so they are logged at debug. */
+    operations?: boolean;
+  }
+}
+
+function describe(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
+  return {
+    route: routeLabel(request),
+    method: request.method,
+    status: reply.statusCode,
+    durationMs: Math.round(reply.elapsedTime * 100) / 100,
+  };
+}
+
+export class RequestLogController extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    // At debug only: a request that never completes (a crash) can then still be traced.
+    request.log.debug({ route: routeLabel(request), method: request.method }, 'request received');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = describe(request, reply);
+    if (error) {
+      reply.log.error({ ...line, err: error }, 'request failed while responding');
+    } else if (request.routeOptions.config?.operations === true) {
+      reply.log.debug(line, 'request completed');
+    } else {
+      reply.log.info(line, 'request completed');
+    }
+  }
+}
