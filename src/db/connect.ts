@@ -3,7 +3,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import { ConfigError } from '../config.js';
@@ -12,6 +24,10 @@ import type { Database } from './database-schema.js';
 export interface DatabaseCapabilities {
   /** INSERT … RETURNING gives the new id; otherwise the driver's insert id does. */
   readonly returning: boolean;
+  /** SELECT … FOR UPDATE exists and is needed: concurrent transactions could otherwise both
+   * read an entry before either writes it. SQLite has neither the syntax nor the need: its
+   * one connection runs transactions one at a time. */
+  readonly rowLocks: boolean;
 }
 
 export interface DatabaseHandle {
@@ -19,6 +35,20 @@ export interface DatabaseHandle {
   readonly capabilities: DatabaseCapabilities;
   /** A short, credential-free description for logs. */
   readonly description: string;
+  /** Resolves once `select 1` has answered, rejects if it fails or takes over `timeoutMs`. */
+  ping(timeoutMs: number): Promise<void>;
+  /** The connection pool's figures now; undefined for embedded SQLite, which has no pool. */
+  readonly poolStatistics: (() => PoolStatistics) | undefined;
+}
+
+export interface PoolStatistics {
+  /** Connections the pool may open. */
+  readonly max: number;
+  /** Connections open now, busy or idle. */
+  readonly open: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
 }
 
 export interface ConnectOptions {
@@ -34,6 +64,28 @@ export interface ConnectOptions {
 interface Backend {
   dialect: Dialect;
   description: string;
+  rowLocks: boolean;
+  poolStatistics?: () => PoolStatistics;
+}
+
+// A deferred BEGIN takes the write lock only at the first write: when another process (a
+// cluster worker) committed since this transaction read, SQLite fails it with BUSY_SNAPSHOT
+// at once instead of waiting. BEGIN IMMEDIATE takes the lock first and waits busy_timeout,
+// so transactions of every process on one file run one at a time, as they do within one.
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
 }
 
 function sqlitePath(url: string): string {
@@ -52,7 +104,34 @@ function sqlite(url: string, options: ConnectOptions): Backend {
   database.pragma(`synchronous = ${options.sqliteSynchronous}`);
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return { dialect: new SqliteDialect({ database }), description: inMemory ? 'sqlite (in memory)' : `sqlite (${path})` };
+  // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
+  database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  return {
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    description: inMemory ? 'sqlite (in memory)' : `sqlite (${path})`,
+    rowLocks: false,
+  };
+}
+
+// Kysely prepares every query anew; SQLite then parses and plans the same few statements
+// thousands of times a second. Statements are reusable (Kysely runs them to completion
+// before the next), so keep them, a bounded number, by their SQL text.
+const STATEMENTS_KEPT = 512;
+
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = database.prepare(sql);
+        if (statements.size >= STATEMENTS_KEPT) statements.delete(statements.keys().next().value as string);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  } as SqliteDialectConfig['database'];
 }
 
 function parseServerUrl(url: string): URL {
@@ -77,10 +156,17 @@ function postgres(url: string, options: ConnectOptions): Backend {
     query_timeout: options.queryTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
-  // An idle connection dropped by a restarting server must not take the process down; the
-  // pool replaces it on next use.
+  // A connection dropped by a restarting server must not take the process down: the pool
+  // reports it for idle clients, the client itself for one in use (its query fails on its
+  // own, and becomes a 503). The pool replaces lost clients on next use.
   pool.on('error', () => undefined);
-  return { dialect: new PostgresDialect({ pool }), description: describeServer('postgres', parsed) };
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return {
+    dialect: new PostgresDialect({ pool }),
+    description: describeServer('postgres', parsed),
+    rowLocks: true,
+    poolStatistics: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
 }
 
 function mysql(url: string, options: ConnectOptions): Backend {
@@ -104,7 +190,19 @@ function mysql(url: string, options: ConnectOptions): Backend {
     // MariaDB's statement time limit; MySQL refuses the variable, which is harmless here.
     connection.query(`SET SESSION max_statement_time = ${options.queryTimeoutMs / 1000}`, () => undefined);
   });
-  return { dialect: new MysqlDialect({ pool }), description: describeServer('mariadb', parsed) };
+  // mysql2 publishes no pool figures; these queues have held them since its first release.
+  const queues = pool as unknown as Record<'_allConnections' | '_freeConnections' | '_connectionQueue', { length: number }>;
+  return {
+    dialect: new MysqlDialect({ pool }),
+    description: describeServer('mariadb', parsed),
+    rowLocks: true,
+    poolStatistics: () => ({
+      max: options.poolSize,
+      open: queues._allConnections.length,
+      idle: queues._freeConnections.length,
+      waiting: queues._connectionQueue.length,
+    }),
+  };
 }
 
 const BACKENDS: Record<string, (url: string, options: ConnectOptions) => Backend> = {
@@ -115,13 +213,30 @@ const BACKENDS: Record<string, (url: string, options: ConnectOptions) => Backend
   'mariadb:': mysql,
 };
 
+async function ping(db: Kysely<Database>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const answer = sql`select 1`.execute(db);
+  // A pool that is still waiting for a connection keeps the query pending past the deadline;
+  // its late failure must not become an unhandled rejection.
+  answer.catch(() => undefined);
+  const deadline = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function connectDatabase(url: string, options: ConnectOptions): DatabaseHandle {
   const scheme = `${url.split(':', 1)[0]?.toLowerCase()}:`;
   const backend = BACKENDS[scheme];
   if (backend === undefined) {
     throw new ConfigError(`DATABASE_URL scheme "${scheme}" is not supported; use sqlite:, postgres:, postgresql:, mysql: or mariadb:`);
   }
-  const { dialect, description } = backend(url, options);
+  const { dialect, description, rowLocks, poolStatistics } = backend(url, options);
   const db = new Kysely<Database>({ dialect });
-  return { db, capabilities: { returning: db.getExecutor().adapter.supportsReturning }, description };
+  const capabilities = { returning: db.getExecutor().adapter.supportsReturning, rowLocks };
+  return { db, capabilities, description, ping: (timeoutMs) => ping(db, timeoutMs), poolStatistics };
 }

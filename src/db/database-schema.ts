@@ -75,6 +75,14 @@ export interface SshKeysTable extends Timestamps {
   private_key: string;
 }
 
+/** Entries per table, kept up to date by every insert and delete (list totals). */
+export interface ResourceCountsTable {
+  table_name: string;
+  total: number;
+  /** Not soft-deleted; equal to total for tables without soft delete. */
+  live: number;
+}
+
 export interface Database {
   tags: TagsTable;
   clients: ClientsTable;
@@ -83,6 +91,8 @@ export interface Database {
   storage_areas: StorageAreasTable;
   servers: ServersTable;
   ssh_keys: SshKeysTable;
+  resource_counts: ResourceCountsTable;
 }
 
-export type TableName = keyof Database;
+/** Tables that hold the entries of a resource. */
+export type TableName = Exclude<keyof Database, 'resource_counts'>;

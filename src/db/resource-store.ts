@@ -1,6 +1,7 @@
 // Storage for every resource, driven by the registry: one code path for all tables. Columns
 // and tables come from the registry, never from a request, and values are always bound.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { ListQuery } from '../pipeline/list-query.js';
 import type { ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { DatabaseHandle } from './connect.js';
@@ -14,12 +15,6 @@ export type Executor = Kysely<Database>;
 
 // Generic code over tables named at run time: the registry, not the compiler, vouches for them.
 type AnyDb = Kysely<any>;
-
-export interface ListWindow {
-  limit: number;
-  offset: number;
-  includeDeleted: boolean;
-}
 
 export type ReferenceState = 'live' | 'deleted' | 'missing';
 
@@ -71,41 +66,66 @@ export class ResourceStore {
     return row;
   }
 
-  async findById(tx: Executor, resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
-    const row = await (tx as AnyDb)
-      .selectFrom(resource.table)
-      .select(this.readableColumns(resource))
-      .where('id', '=', id)
-      .executeTakeFirst();
+  /** `lock`: hold the row until the transaction ends, so that concurrent writers queue. */
+  async findById(tx: Executor, resource: ResourceDefinition, id: number, lock = false): Promise<Entry | undefined> {
+    let query = (tx as AnyDb).selectFrom(resource.table).select(this.readableColumns(resource)).where('id', '=', id);
+    if (lock && this.handle.capabilities.rowLocks) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
     return row === undefined ? undefined : this.decode(resource, row);
   }
 
-  async list(tx: Executor, resource: ResourceDefinition, window: ListWindow): Promise<{ items: Entry[]; total: number }> {
+  async list(tx: Executor, resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number }> {
     let query = (tx as AnyDb).selectFrom(resource.table);
-    if (resource.deletion.mode === 'soft' && !window.includeDeleted) {
+    const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
+    if (hideDeleted && resource.deletion.mode === 'soft') {
       const flag = resource.fields[resource.deletion.flagField];
       if (flag !== undefined) query = query.where(flag.column, '=', 0);
     }
-    const rows = await query
-      .select(this.readableColumns(resource))
-      .orderBy('id', 'desc')
-      .limit(window.limit)
-      .offset(window.offset)
+    for (const filter of list.filters) query = query.where(filter.column, '=', filter.value);
+    if (list.search !== undefined && list.search.columns.length > 0) {
+      // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
+      const pattern = `%${list.search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      const columns = list.search.columns;
+      query = query.where((eb: any) => eb.or(columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
+    }
+    let page = query.select(this.readableColumns(resource));
+    for (const key of list.sort) page = page.orderBy(key.column, key.descending ? 'desc' : 'asc');
+    const rows = await page.limit(list.limit).offset(list.offset).execute();
+    const items = rows.map((row: Record<string, unknown>) => this.decode(resource, row));
+
+    const unfiltered = list.filters.length === 0 && list.search === undefined;
+    const total = unfiltered
+      ? await this.count(tx, resource, hideDeleted ? 'live' : 'total')
+      : Number((await query.select((eb: any) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow() as { total: unknown }).total);
+    return { items, total };
+  }
+
+  private async count(tx: Executor, resource: ResourceDefinition, which: 'live' | 'total'): Promise<number> {
+    const row = await tx.selectFrom('resource_counts').select(['total', 'live']).where('table_name', '=', resource.table).executeTakeFirstOrThrow();
+    return Number(row[which]);
+  }
+
+  /** Keeps resource_counts in step with an insert (+1) or a delete (-1), in the same transaction. */
+  private async adjustCount(tx: Executor, resource: ResourceDefinition, total: number, live: number): Promise<void> {
+    await tx
+      .updateTable('resource_counts')
+      .set((eb) => ({ total: eb('total', '+', total), live: eb('live', '+', live) }))
+      .where('table_name', '=', resource.table)
       .execute();
-    const counted = await query.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow();
-    return { items: rows.map((row: Record<string, unknown>) => this.decode(resource, row)), total: Number(counted.total) };
   }
 
   async insert(tx: Executor, resource: ResourceDefinition, values: Record<string, unknown>, now: string): Promise<number> {
     const row: Record<string, unknown> = { ...this.encode(resource, values), created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     const insert = (tx as AnyDb).insertInto(resource.table).values(row);
+    let id: number;
     if (this.handle.capabilities.returning) {
-      const inserted = await insert.returning('id').executeTakeFirstOrThrow();
-      return Number(inserted.id);
+      id = Number((await insert.returning('id').executeTakeFirstOrThrow()).id);
+    } else {
+      id = Number((await insert.executeTakeFirstOrThrow()).insertId);
     }
-    const result = await insert.executeTakeFirstOrThrow();
-    return Number(result.insertId);
+    await this.adjustCount(tx, resource, 1, 1);
+    return id;
   }
 
   async update(tx: Executor, resource: ResourceDefinition, id: number, values: Record<string, unknown>, now: string): Promise<void> {
@@ -113,8 +133,10 @@ export class ResourceStore {
     await (tx as AnyDb).updateTable(resource.table).set(row).where('id', '=', id).execute();
   }
 
+  /** Removes a live entry for good. */
   async remove(tx: Executor, resource: ResourceDefinition, id: number): Promise<void> {
     await (tx as AnyDb).deleteFrom(resource.table).where('id', '=', id).execute();
+    await this.adjustCount(tx, resource, -1, -1);
   }
 
   /** Marks an entry deleted and takes it out of the live uniqueness rules. */
@@ -127,6 +149,7 @@ export class ResourceStore {
       .set({ [flag.column]: 1, [resource.deletion.liveColumn]: null, updated_at: now })
       .where('id', '=', id)
       .execute();
+    await this.adjustCount(tx, resource, 0, -1);
   }
 
   /** Whether another entry already holds these values of a unique rule. */
@@ -189,6 +212,31 @@ export class ResourceStore {
       }
     }
     return true;
+  }
+
+  /**
+   * Re-seals every stored secret, sealed so far by `previous`, with this store's box, in one
+   * transaction: either every secret moves to the new key or none does.
+   */
+  async resealSecrets(resources: readonly ResourceDefinition[], previous: SecretBox): Promise<number> {
+    return this.transaction(async (tx) => {
+      let count = 0;
+      for (const resource of resources) {
+        for (const field of Object.values(resource.fields)) {
+          if (!field.writeOnly) continue;
+          const context = secretContext(resource, field.column);
+          const rows = await (tx as AnyDb).selectFrom(resource.table).select(['id', field.column]).execute();
+          for (const row of rows as Record<string, unknown>[]) {
+            const sealed = row[field.column];
+            if (typeof sealed !== 'string') continue;
+            const resealed = this.secrets.seal(previous.open(sealed, context), context);
+            await (tx as AnyDb).updateTable(resource.table).set({ [field.column]: resealed }).where('id', '=', row.id).execute();
+            count += 1;
+          }
+        }
+      }
+      return count;
+    });
   }
 
   async storedSecret(tx: Executor, resource: ResourceDefinition, id: number, name: string): Promise<string | undefined> {

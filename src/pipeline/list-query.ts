@@ -1,11 +1,81 @@
-// The query string of a list request, checked against the registry.
+// The query string of a list request (contract section 7), checked against the registry:
+// sort keys and filters name registry fields, which map to registry columns, so nothing a
+// client sends is ever spliced into SQL.
 import { apiError } from '../http/api-error.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
-import type { ListWindow } from '../db/resource-store.js';
+import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
 
 export const LIMIT_DEFAULT = 100;
 export const LIMIT_MAX = 1000;
-const OFFSET_MAX = 1_000_000_000;
+export const OFFSET_MAX = 1_000_000_000;
+export const SEARCH_MAX = 200;
+export const SORT_KEYS_MAX = 8;
+
+export interface SortKey {
+  column: string;
+  descending: boolean;
+}
+
+export interface Filter {
+  column: string;
+  value: unknown;
+}
+
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  /** Always ends with the id, so that pages never overlap or skip entries. */
+  sort: SortKey[];
+  filters: Filter[];
+  /** Case-insensitive substring over the searchable columns. */
+  search?: { text: string; columns: string[] };
+  /** Soft-deleted entries are listed too. */
+  includeDeleted: boolean;
+}
+
+/** A field as lists see it: the registry fields a response shows, plus the server's own. */
+interface ListField {
+  column: string;
+  /** Turns the text of a query parameter into a value to compare, or undefined if invalid. */
+  parse: (text: string) => unknown;
+}
+
+const SERVER_FIELDS: Record<string, ListField> = {
+  id: { column: 'id', parse: (text) => (/^[1-9]\d{0,9}$/.test(text) ? Number(text) : undefined) },
+  created_at: { column: 'created_at', parse: (text) => text },
+  updated_at: { column: 'updated_at', parse: (text) => text },
+};
+
+function valueParser(field: FieldDefinition): (text: string) => unknown {
+  return (text) => {
+    // Try the text as the JSON value it may stand for (true, 3306), then as a string; the
+    // field's own schema decides which reading, if any, is valid.
+    const candidates: unknown[] = [];
+    if (text === 'true' || text === 'false') candidates.push(text === 'true');
+    if (/^-?\d{1,15}$/.test(text)) candidates.push(Number(text));
+    candidates.push(text.trim());
+    const accepted = candidates.find((candidate) => field.type.check(candidate));
+    return accepted === undefined ? undefined : field.type.toColumn(field.type.normalise(accepted));
+  };
+}
+
+function listFields(resource: ResourceDefinition): Map<string, ListField> {
+  const fields = new Map(Object.entries(SERVER_FIELDS));
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (!field.writeOnly) fields.set(name, { column: field.column, parse: valueParser(field) });
+  }
+  return fields;
+}
+
+const fieldsByResource = new WeakMap<ResourceDefinition, Map<string, ListField>>();
+
+function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
+  let fields = fieldsByResource.get(resource);
+  if (fields === undefined) {
+    fields = listFields(resource);
+    fieldsByResource.set(resource, fields);
+  }
+  return fields;
+}
 
 function single(name: string, value: unknown): string {
   if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
@@ -16,29 +86,64 @@ function integerParameter(name: string, raw: unknown, min: number, max: number, 
   if (raw === undefined) return fallback;
   const value = single(name, raw);
   const number = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(number >= min && number <= max)) {
-    throw apiError('BAD_QUERY', 'query.integerRange', { parameter: name, min, max });
-  }
+  if (!(number >= min && number <= max)) throw apiError('BAD_QUERY', 'query.integerRange', { parameter: name, min, max });
   return number;
 }
 
-export function parseListQuery(resource: ResourceDefinition, query: Record<string, unknown>): ListWindow {
-  const window: ListWindow = {
+function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
+  if (raw === undefined) return [{ column: 'id', descending: true }];
+  const keys = single('sort', raw).split(',');
+  if (keys.length > SORT_KEYS_MAX) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
+  const sort: SortKey[] = [];
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const descending = key.startsWith('-');
+    const name = descending ? key.slice(1) : key;
+    const field = fields.get(name);
+    if (field === undefined || seen.has(name)) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
+    seen.add(name);
+    sort.push({ column: field.column, descending });
+  }
+  if (!seen.has('id')) sort.push({ column: 'id', descending: true });
+  return sort;
+}
+
+function parseSearch(raw: unknown, resource: ResourceDefinition): ListQuery['search'] {
+  if (raw === undefined) return undefined;
+  const text = single('q', raw);
+  if (text.length === 0 || text.length > SEARCH_MAX) throw apiError('BAD_QUERY', 'query.search', { parameter: 'q', max: SEARCH_MAX });
+  const columns = Object.values(resource.fields)
+    .filter((field) => field.type.searchable && !field.writeOnly)
+    .map((field) => field.column);
+  return { text, columns };
+}
+
+export function parseListQuery(resource: ResourceDefinition, query: Record<string, unknown>): ListQuery {
+  const fields = fieldsOf(resource);
+  const list: ListQuery = {
     limit: integerParameter('limit', query.limit, 1, LIMIT_MAX, LIMIT_DEFAULT),
     offset: integerParameter('offset', query.offset, 0, OFFSET_MAX, 0),
+    sort: parseSort(query.sort, fields),
+    filters: [],
+    search: parseSearch(query.q, resource),
     includeDeleted: false,
   };
+  const softDelete = resource.deletion.mode === 'soft' ? resource.deletion : undefined;
   for (const [name, raw] of Object.entries(query)) {
-    if (name === 'limit' || name === 'offset') continue;
-    if (name === 'include_deleted' && resource.deletion.mode === 'soft') {
+    if (name === 'limit' || name === 'offset' || name === 'sort' || name === 'q') continue;
+    if (name === 'include_deleted' && softDelete !== undefined) {
       const value = single(name, raw);
-      if (value !== 'true' && value !== 'false') {
-        throw apiError('BAD_QUERY', 'query.boolean', { parameter: name });
-      }
-      window.includeDeleted = value === 'true';
+      if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: name });
+      list.includeDeleted = value === 'true';
       continue;
     }
-    throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+    const field = fields.get(name);
+    if (field === undefined) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+    const value = field.parse(single(name, raw));
+    if (value === undefined) throw apiError('BAD_QUERY', 'query.filterValue', { parameter: name });
+    list.filters.push({ column: field.column, value });
+    // Asking for is_deleted=1 means asking for deleted entries.
+    if (name === softDelete?.flagField) list.includeDeleted = true;
   }
-  return window;
+  return list;
 }

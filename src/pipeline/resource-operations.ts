@@ -2,6 +2,7 @@
 // resource. A write is checked (rule, references, uniqueness) and applied inside one
 // transaction, so that a refused request changes nothing.
 import { ApiError, apiError, fieldProblem, validationFailed, type FieldProblem } from '../http/api-error.js';
+import { entityTag, ifMatchHolds, ifNoneMatchHolds } from '../http/entity-tag.js';
 import { message } from '../http/messages.js';
 import type { Entry, Executor, ResourceStore } from '../db/resource-store.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
@@ -14,6 +15,18 @@ export interface Outcome {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+}
+
+/** Conditional request headers (contract section 8). */
+export interface Preconditions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+}
+
+function refuseIfChanged(preconditions: Preconditions, current: Entry): void {
+  if (preconditions.ifMatch !== undefined && !ifMatchHolds(preconditions.ifMatch, entityTag(current))) {
+    throw apiError('PRECONDITION_FAILED', 'precondition.failed');
+  }
 }
 
 /** How many referencing entries a 409 REFERENCED names at most. */
@@ -32,26 +45,31 @@ export class ResourceOperations {
 
   async list(target: RequestTarget, query: Record<string, unknown>): Promise<Outcome> {
     const resource = target.resource!;
-    const window = parseListQuery(resource, query);
-    const { items, total } = await this.store.list(this.store.db, resource, window);
-    return { status: 200, body: { items, total, limit: window.limit, offset: window.offset } };
+    const list = parseListQuery(resource, query);
+    const { items, total } = await this.store.list(this.store.db, resource, list);
+    return { status: 200, body: { items, total, limit: list.limit, offset: list.offset } };
   }
 
-  async read(target: RequestTarget): Promise<Outcome> {
+  async read(target: RequestTarget, preconditions: Preconditions = {}): Promise<Outcome> {
     const resource = target.resource!;
     const entry = await this.store.findById(this.store.db, resource, target.id!);
     if (entry === undefined) throw notFound(resource, target.id!);
-    return { status: 200, body: { item: entry } };
+    const etag = entityTag(entry);
+    if (preconditions.ifNoneMatch !== undefined && !ifNoneMatchHolds(preconditions.ifNoneMatch, etag)) {
+      return { status: 304, headers: { etag }, body: undefined };
+    }
+    return { status: 200, headers: { etag }, body: { item: entry } };
   }
 
-  async write(target: RequestTarget, mode: WriteMode, body: unknown): Promise<Outcome> {
+  async write(target: RequestTarget, mode: WriteMode, body: unknown, preconditions: Preconditions = {}): Promise<Outcome> {
     const resource = target.resource!;
     const values = validateBody(resource, body, mode, target.id);
     const sent = new Set(Object.keys(body as object).filter((name) => name in values));
 
     const entry = await this.store.transaction(async (tx) => {
-      const existing = mode === 'create' ? undefined : await this.store.findById(tx, resource, target.id!);
+      const existing = mode === 'create' ? undefined : await this.store.findById(tx, resource, target.id!, true);
       if (mode !== 'create' && existing === undefined) throw notFound(resource, target.id!);
+      if (existing !== undefined) refuseIfChanged(preconditions, existing);
       const candidate: Record<string, unknown> = { ...existing, ...values };
 
       const problems = await this.checkEntry(tx, resource, candidate, sent, existing?.id);
@@ -65,23 +83,25 @@ export class ResourceOperations {
       return (await this.store.findById(tx, resource, id)) as Entry;
     });
 
+    const etag = entityTag(entry);
     if (mode === 'create') {
       return {
         status: 201,
-        headers: { location: `/${target.lang}/api/config/${resource.name}/${entry.id}` },
+        headers: { location: `/${target.lang}/api/config/${resource.name}/${entry.id}`, etag },
         body: { id: entry.id, resource: resource.name, item: entry },
       };
     }
-    return { status: 200, body: { id: entry.id, resource: resource.name, updated: true, item: entry } };
+    return { status: 200, headers: { etag }, body: { id: entry.id, resource: resource.name, updated: true, item: entry } };
   }
 
-  async remove(target: RequestTarget): Promise<Outcome> {
+  async remove(target: RequestTarget, preconditions: Preconditions = {}): Promise<Outcome> {
     const resource = target.resource!;
     const id = target.id!;
     const deletion = resource.deletion;
     await this.store.transaction(async (tx) => {
-      const existing = await this.store.findById(tx, resource, id);
+      const existing = await this.store.findById(tx, resource, id, true);
       if (existing === undefined) throw notFound(resource, id);
+      refuseIfChanged(preconditions, existing);
       if (deletion.mode === 'hard' && deletion.guarded?.(id)) {
         throw apiError('DELETE_GUARDED', 'delete.guarded', { resource: resource.name, id });
       }

@@ -2,7 +2,9 @@
 // compiled service and the TypeScript sources run the very same set.
 import type { Migration } from 'kysely';
 import * as initialSchema from './0001-initial-schema.js';
+import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial-schema': initialSchema,
+  '0002-list-counts-and-indexes': listCountsAndIndexes,
 };

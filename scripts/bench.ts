@@ -1,0 +1,252 @@
+// `npm run bench`: throughput and p99 latency of the service next to its ceiling, a bare
+// node:http server that answers a body of the same size, on loopback, one process each.
+// Scenarios: GET by id, GET a list page of 100, POST, PATCH, at 10,000 and 1,000,000
+// servers (BENCH_SIZES). Prints a table; nothing here is a pass/fail test, except that a
+// run with errors or a lost acknowledged write exits non-zero.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import SqliteDatabase from 'better-sqlite3';
+
+const MAIN = resolve(import.meta.dirname, '../dist/main.js');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+
+interface Measure {
+  requestsPerSecond: number;
+  p99: number;
+  errors: number;
+  acknowledged: number;
+}
+
+interface Row {
+  rows: number;
+  scenario: string;
+  project: Measure;
+  ceiling: Measure;
+}
+
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  /** A fresh request each time: random ids, unique bodies. */
+  next: () => { path: string; body?: string };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', () => done()));
+  const address = probe.address();
+  await new Promise<void>((done) => probe.close(() => done()));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
+      SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      LOG_LEVEL,
+      SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? '',
+    },
+    // Logs go to a file, as they would go to a log shipper: a pipe read by this busy
+    // process would throttle the service instead.
+    stdio: ['ignore', openSync(join(dataDir, 'service.log'), 'a'), 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}: see ${dataDir}/service.log`);
+    const ready = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ready) return { child, url };
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error('service did not start in time');
+}
+
+function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((done) => {
+    child.once('exit', () => done());
+    child.kill(signal);
+  });
+}
+
+function residentMegabytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+/** The ceiling: what node:http alone does with a body of the same size and status. */
+async function ceilingServer(status: number, body: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const payload = Buffer.from(body);
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
+      response.end(payload);
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((done) => server.close(() => done())) };
+}
+
+async function load(url: string, scenario: Scenario): Promise<Measure> {
+  // An unmeasured second first, so that both servers are measured warm (JIT, caches).
+  const warm = await run(url, scenario, 1);
+  const result = await run(url, scenario, SECONDS);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    acknowledged: warm['2xx'] + result['2xx'],
+  };
+}
+
+function run(url: string, scenario: Scenario, seconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: scenario.method,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request: any) => ({ ...request, ...scenario.next() }),
+      },
+    ],
+  });
+}
+
+/** Fills the servers table directly: a million rows through HTTP would take minutes. */
+function seedServers(databaseFile: string, count: number): void {
+  const db = new SqliteDatabase(databaseFile);
+  const insert = db.prepare(
+    `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
+     values (?, 3306, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?)`,
+  );
+  const now = new Date().toISOString();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `seed-${i}`, now, now);
+    db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
+  })();
+  db.close();
+}
+
+function countServers(databaseFile: string): number {
+  const db = new SqliteDatabase(databaseFile, { readonly: true });
+  const row = db.prepare('select count(*) as n from servers').get() as { n: number };
+  db.close();
+  return row.n;
+}
+
+async function sample(url: string, scenario: Scenario): Promise<{ status: number; body: string }> {
+  const request = scenario.next();
+  const response = await fetch(`${url}${request.path}`, {
+    method: scenario.method,
+    headers: { 'content-type': 'application/json' },
+    body: request.body,
+  });
+  return { status: response.status, body: await response.text() };
+}
+
+async function benchSize(rows: number, results: Row[], notes: string[]): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'config-api-bench-'));
+  const databaseFile = join(dataDir, 'config.db');
+  try {
+    // A first start creates the schema; the seed then goes straight into the file.
+    const first = await startService(dataDir);
+    await stopped(first.child, 'SIGTERM');
+    const seeded = Date.now();
+    seedServers(databaseFile, rows);
+    notes.push(`${rows} servers seeded in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+
+    const { child, url } = await startService(dataDir);
+    let created = 0;
+    const randomId = (): number => 1 + Math.floor(Math.random() * rows);
+    const scenarios: Scenario[] = [
+      { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${randomId()}` }) },
+      { name: 'GET list page (100)', method: 'GET', next: () => ({ path: '/en/api/config/servers?limit=100' }) },
+      {
+        name: 'POST',
+        method: 'POST',
+        next: () => {
+          created += 1;
+          return { path: '/en/api/config/servers', body: JSON.stringify({ ip: `172.16.${(created >> 8) & 255}.${created & 255}`, port: 10000 + (created >> 16), hostname: `bench-${created}` }) };
+        },
+      },
+      {
+        name: 'PATCH',
+        method: 'PATCH',
+        next: () => ({ path: `/en/api/config/servers/${randomId()}`, body: JSON.stringify({ hostname: `patched-${Math.random().toString(36).slice(2, 10)}` }) }),
+      },
+    ];
+    const before = countServers(databaseFile);
+    let acknowledgedCreates = 0;
+    for (const scenario of scenarios) {
+      const shape = await sample(url, scenario);
+      const project = await load(url, scenario);
+      if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
+      const ceiling = await ceilingServer(shape.status, shape.body);
+      const bare = await load(ceiling.url, scenario);
+      await ceiling.close();
+      results.push({ rows, scenario: scenario.name, project, ceiling: bare });
+    }
+    const rss = residentMegabytes(child.pid!);
+    notes.push(`${rows} servers: resident memory of the service after the run ${rss} MB`);
+
+    // Every acknowledged create must survive a kill -9.
+    await stopped(child, 'SIGKILL');
+    const present = countServers(databaseFile) - before;
+    notes.push(`${rows} servers: kill -9 after the run; ${acknowledgedCreates} creates acknowledged, ${present} present`);
+    if (present < acknowledgedCreates) {
+      notes.push('LOST ACKNOWLEDGED WRITES');
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function cell(value: number | string, width: number): string {
+  return String(value).padStart(width);
+}
+
+async function main(): Promise<void> {
+  const results: Row[] = [];
+  const notes: string[] = [];
+  for (const rows of SIZES) await benchSize(rows, results, notes);
+
+  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
+  process.stdout.write(
+    `\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${SECONDS} s per measure, ${CONNECTIONS} connections, ` +
+      `LOG_LEVEL=${LOG_LEVEL}, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'default'}\n\n`,
+  );
+  process.stdout.write('| servers | scenario | service req/s | service p99 ms | node:http req/s | node:http p99 ms | ratio | errors |\n');
+  process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|\n');
+  for (const r of results) {
+    const ratio = (r.project.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2);
+    process.stdout.write(
+      `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(19)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ` +
+        `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors, 3)} |\n`,
+    );
+    if (r.project.errors > 0) process.exitCode = 1;
+  }
+  process.stdout.write(`\n${notes.map((note) => `- ${note}`).join('\n')}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
