@@ -1,7 +1,7 @@
 // Checks a request body against the registry and returns the values it sets, in canonical
 // form. Every problem of the body is reported at once, one line per field.
 import { fieldProblem, validationFailed, type FieldProblem } from '../http/api-error.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { fieldNamed, type ResourceDefinition } from '../registry/resource-definition.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
@@ -32,7 +32,7 @@ export function validateBody(
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(body)) {
-    const field = resource.fields[name];
+    const field = fieldNamed(resource, name);
     if (SERVER_FIELDS.has(name) || field?.readOnly) {
       if (name === 'id' && pathId !== undefined && raw !== pathId) {
         problems.push(fieldProblem('id', 'field.idMismatch', { id: pathId }));

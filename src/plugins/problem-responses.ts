@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, apiError, problemBody } from '../http/api-error.js';
 import { classifyDatabaseError } from '../db/database-errors.js';
+import { languageOfUrl } from '../http/languages.js';
 
 function translate(error: FastifyError, bodyLimit: number): ApiError {
   switch (error.code) {
@@ -15,6 +16,11 @@ function translate(error: FastifyError, bodyLimit: number): ApiError {
       return apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return apiError('MALFORMED_JSON', 'body.empty');
+    // The router refuses a path segment it cannot even read (over-long, bad %-encoding):
+    // no entry lives there.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+    case 'FST_ERR_BAD_URL':
+      return apiError('NOT_FOUND', 'path.unknown');
     default:
       break;
   }
@@ -35,6 +41,14 @@ function translate(error: FastifyError, bodyLimit: number): ApiError {
     return apiError('MALFORMED_JSON', 'body.malformed');
   }
   return apiError('INTERNAL_ERROR', 'server.internal');
+}
+
+/** For Fastify's `frameworkErrors`: errors raised before any hook, answered the same way. */
+export function frameworkErrorHandler(bodyLimit: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    request.language = languageOfUrl(request.url);
+    void sendProblem(request, reply, translate(error, bodyLimit));
+  };
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {

@@ -1,8 +1,12 @@
 // The shape of a registry entry. A resource is described once, here, and the routes, the
 // validation, the storage and the OpenAPI document are all derived from that description.
 import type { FieldProblem } from '../http/api-error.js';
+import type { MessageLanguage } from '../http/languages.js';
 import type { TableName } from '../db/database-schema.js';
 import type { FieldType } from './field-types.js';
+
+/** Text shown to people (the OpenAPI document), in each language that has messages. */
+export type LocalisedText = Readonly<Record<MessageLanguage, string>>;
 
 export interface FieldDefinition {
   readonly type: FieldType;
@@ -19,7 +23,7 @@ export interface FieldDefinition {
   /** Computed by the resource's rule when not sent. */
   readonly derived?: boolean;
   readonly references?: { readonly resource: string; readonly mustBeLive?: boolean };
-  readonly description: string;
+  readonly description: LocalisedText;
 }
 
 export interface UniqueRule {
@@ -51,7 +55,7 @@ export interface ResourceDefinition {
   /** Singular name for the OpenAPI schemas, e.g. `StorageArea`. */
   readonly schemaName: string;
   readonly table: TableName;
-  readonly description: string;
+  readonly description: LocalisedText;
   /** In response order. */
   readonly fields: Readonly<Record<string, FieldDefinition>>;
   readonly unique: readonly UniqueRule[];
@@ -59,4 +63,10 @@ export interface ResourceDefinition {
   readonly rule?: EntryRule;
   /** A valid POST body, for the OpenAPI document; never key material. */
   readonly example: Readonly<Record<string, unknown>>;
+}
+
+/** The field a request names, if the resource has it. Own properties only: a body key such
+ * as `constructor` must not find what every object inherits. */
+export function fieldNamed(resource: ResourceDefinition, name: string): FieldDefinition | undefined {
+  return Object.hasOwn(resource.fields, name) ? resource.fields[name] : undefined;
 }

@@ -1,0 +1,9 @@
+// What anyone may read without a token (contract section 9): the OpenAPI document, the
+// docs page and the health endpoints. Everything else, unknown paths included, needs one,
+// so that an anonymous caller learns nothing about what exists.
+const PUBLIC = [/^\/(healthz|readyz)$/, /^\/[^/]+\/api\/(openApi|docs)(\/.*)?$/];
+
+export function isPublicPath(url: string): boolean {
+  const path = url.split('?', 1)[0]!.replace(/\/+$/, '') || '/';
+  return PUBLIC.some((pattern) => pattern.test(path));
+}

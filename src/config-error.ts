@@ -1,0 +1,2 @@
+// A setting the operator must fix: reported in one clear sentence, without a stack.
+export class ConfigError extends Error {}

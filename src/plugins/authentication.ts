@@ -1,0 +1,42 @@
+// Bearer-token access control (contract section 9): with tokens configured, a request
+// without a valid one is 401, and a write with a read token is 403. Runs before routing,
+// so that an anonymous caller cannot probe which paths exist.
+import fp from 'fastify-plugin';
+import { scopeOf, type ApiToken, type TokenScope } from '../auth/api-tokens.js';
+import { isPublicPath } from '../auth/public-paths.js';
+import { ApiError } from '../http/api-error.js';
+import { message } from '../http/messages.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The scope of the caller's token; undefined when anonymous access is allowed. */
+    tokenScope: TokenScope | undefined;
+  }
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const REALM = 'Bearer realm="config-api"';
+
+function unauthorized(invalid: boolean): ApiError {
+  const challenge = invalid ? `${REALM}, error="invalid_token"` : REALM;
+  return new ApiError('UNAUTHORIZED', message(invalid ? 'auth.invalid' : 'auth.missing'), [], { 'www-authenticate': challenge });
+}
+
+export default fp<{ tokens: readonly ApiToken[] }>(
+  async (app, { tokens }) => {
+    app.decorateRequest('tokenScope', undefined);
+    if (tokens.length === 0) return;
+    app.addHook('onRequest', async (request) => {
+      if (isPublicPath(request.url)) return;
+      const header = request.headers.authorization;
+      const presented = typeof header === 'string' && /^Bearer [^\s]+$/i.test(header) ? header.slice(7) : undefined;
+      const scope = presented === undefined ? undefined : scopeOf(tokens, presented);
+      if (scope === undefined) throw unauthorized(presented !== undefined || header !== undefined);
+      if (scope === 'read' && !READ_METHODS.has(request.method)) {
+        throw new ApiError('FORBIDDEN', message('auth.readOnly', { method: request.method }));
+      }
+      request.tokenScope = scope;
+    });
+  },
+  { name: 'authentication', dependencies: ['problem-responses'] },
+);
