@@ -8,12 +8,13 @@ import { MAX_ID } from '../registry/field-types.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { findResource } from '../registry/resources.js';
 
-export type PathShape = 'collection' | 'item' | 'openapi';
+export type PathShape = 'collection' | 'item' | 'openapi' | 'docs';
 
 export const ALLOWED_METHODS: Readonly<Record<PathShape, readonly string[]>> = {
   collection: ['GET', 'HEAD', 'POST', 'OPTIONS'],
   item: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   openapi: ['GET', 'HEAD', 'OPTIONS'],
+  docs: ['GET', 'HEAD', 'OPTIONS'],
 };
 
 export interface RequestTarget {
@@ -35,7 +36,7 @@ export function resolveTarget(shape: PathShape, params: Record<string, string | 
   const lang = params.lang ?? '';
   if (!isPlatformLanguage(lang)) throw apiError('NOT_FOUND', 'path.unknown');
   const target: RequestTarget = { shape, lang, language: messageLanguage(lang) };
-  if (shape !== 'openapi') {
+  if (shape === 'collection' || shape === 'item') {
     const name = params.resource ?? '';
     target.resource = findResource(name);
     if (target.resource === undefined) throw apiError('NOT_FOUND', 'resource.unknown', { resource: name });

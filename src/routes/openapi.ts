@@ -1,7 +1,9 @@
-// GET /{lang}/api/openApi: the document is built once, at start-up, from the registry.
+// GET /{lang}/api/openApi: the document is built once, at start-up, from the registry, in the
+// language of the path (French under /fr/, English otherwise); `?format=yaml` gives YAML.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { buildOpenApiDocument } from '../openapi/build-openapi-document.js';
+import { apiError } from '../http/api-error.js';
+import { buildServedDocuments, DOCUMENT_CONTENT_TYPES, DOCUMENT_FORMATS, type DocumentFormat } from '../openapi/served-documents.js';
 import { routeShape } from './route-shape.js';
 
 function packageVersion(): string {
@@ -9,11 +11,28 @@ function packageVersion(): string {
   return manifest.version;
 }
 
+/** As on lists, a parameter the route does not know is refused rather than ignored. */
+function documentFormat(query: Record<string, unknown>): DocumentFormat {
+  for (const name of Object.keys(query)) {
+    if (name !== 'format') throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+  }
+  const format = query.format;
+  if (format === undefined) return 'json';
+  if (typeof format !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: 'format' });
+  if (!(DOCUMENT_FORMATS as readonly string[]).includes(format)) {
+    throw apiError('BAD_QUERY', 'query.oneOf', { parameter: 'format', values: DOCUMENT_FORMATS.join(', ') });
+  }
+  return format as DocumentFormat;
+}
+
 export default async function openApiRoutes(app: FastifyInstance): Promise<void> {
-  const document = JSON.stringify(buildOpenApiDocument(packageVersion()));
-  routeShape(app, '/:lang/api/openApi', 'openapi', async () => ({
-    status: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
-    body: document,
-  }));
+  const documents = buildServedDocuments(packageVersion());
+  routeShape(app, '/:lang/api/openApi', 'openapi', async (target, request) => {
+    const format = documentFormat(request.query as Record<string, unknown>);
+    return {
+      status: 200,
+      headers: { 'content-type': DOCUMENT_CONTENT_TYPES[format] },
+      body: documents[target.language][format],
+    };
+  });
 }

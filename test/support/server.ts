@@ -1,13 +1,18 @@
 // Starts the real service (the compiled `dist/main.js`, as `npm start` runs it) on a free
 // port with a fresh database (on the backend TEST_DATABASE names; SQLite in a temporary
-// folder by default), and talks to it over HTTP.
+// folder by default), and talks to it over HTTP. Every response is checked against the
+// OpenAPI document the server serves, so that the document stays true.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkerFor, type ObservedResponse, type OpenApiResponseChecker } from './openapi-response-checker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
+/** The harness's own request for the document: its log lines are not the test's. */
+const HARNESS_REQUEST_ID = 'openapi-response-checker';
+const HARNESS_LOG_LINE = `"reqId":"${HARNESS_REQUEST_ID}"`;
 const START_TIMEOUT_MS = 15_000;
 
 export interface Reply<T = any> {
@@ -24,6 +29,8 @@ export interface RequestOptions {
   body?: unknown;
   /** Send `body` as this raw string instead of JSON-encoding it. */
   raw?: string;
+  /** Skip the check against the OpenAPI document: for requests deliberately off the contract. */
+  unchecked?: boolean;
 }
 
 export interface StartOptions {
@@ -46,6 +53,8 @@ export interface TestServer {
   /** Everything the process wrote to stdout and stderr so far. */
   logs(): string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
+  /** Throws if a response disagrees with the server's OpenAPI document (request() does this itself). */
+  checkResponse(method: string, path: string, response: ObservedResponse): void;
   /** SIGTERM and wait for exit; resolves to the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL: no chance to flush anything. */
@@ -95,8 +104,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     });
   });
   let url: string;
+  let checker: OpenApiResponseChecker;
   try {
     url = await listening;
+    const document = await fetch(`${url}/en/api/openApi`, { headers: { 'x-request-id': HARNESS_REQUEST_ID } });
+    checker = checkerFor(await document.text());
   } catch (error) {
     child.kill('SIGKILL');
     if (options.database === undefined) await database.drop();
@@ -109,7 +121,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     database,
     databaseFile: database.file ?? '',
     dump: () => database.dump(),
-    logs: () => output,
+    logs: () => (output.includes(HARNESS_LOG_LINE) ? output.split('\n').filter((line) => !line.includes(HARNESS_LOG_LINE)).join('\n') : output),
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
       let body: string | undefined = requestOptions.raw;
@@ -119,6 +131,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       }
       const response = await fetch(`${url}${path}`, { method, headers, body });
       const text = await response.text();
+      if (requestOptions.unchecked !== true) checker.check(method, path, { status: response.status, headers: response.headers, text });
       let parsed: unknown;
       try {
         parsed = text === '' ? undefined : JSON.parse(text);
@@ -126,6 +139,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
         parsed = undefined;
       }
       return { status: response.status, headers: response.headers, text, body: parsed as any };
+    },
+    checkResponse(method, path, response) {
+      checker.check(method, path, response);
     },
     async stop() {
       child.kill('SIGTERM');

@@ -1,0 +1,33 @@
+// One example problem body per error response of the document, made by the very function
+// that writes the service's error bodies (problemBody), in the document's language: the
+// examples cannot show a shape or a sentence the service would not send.
+import { ApiError, fieldProblem, problemBody, validationFailed, type ProblemBody } from '../http/api-error.js';
+import type { MessageLanguage } from '../http/languages.js';
+import { message } from '../http/messages.js';
+
+const EXAMPLES = {
+  BadQuery: () => new ApiError('BAD_QUERY', message('query.unknown', { parameter: 'colour' })),
+  MalformedJson: () => new ApiError('MALFORMED_JSON', message('body.malformed')),
+  Unauthorized: () => new ApiError('UNAUTHORIZED', message('auth.missing')),
+  Forbidden: () => new ApiError('FORBIDDEN', message('auth.readOnly', { method: 'POST' })),
+  NotFound: () => new ApiError('NOT_FOUND', message('entry.notFound', { id: 42, resource: 'tags' })),
+  MethodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED', message('method.notAllowed', { method: 'DELETE', allow: 'GET, HEAD, POST, OPTIONS' })),
+  WriteConflict: () => new ApiError('CONFLICT', message('conflict.summary'), [fieldProblem('name', 'conflict.unique')]),
+  DeleteConflict: () =>
+    new ApiError('REFERENCED', message('delete.referenced', { resource: 'ssh-keys', id: 3, users: 'storage-areas 5, 8' }), [], {}, {
+      referenced_by: [{ resource: 'storage-areas', ids: [5, 8] }],
+    }),
+  PreconditionFailed: () => new ApiError('PRECONDITION_FAILED', message('precondition.failed')),
+  PayloadTooLarge: () => new ApiError('PAYLOAD_TOO_LARGE', message('body.tooLarge', { limit: 1_048_576 })),
+  UnsupportedMediaType: () => new ApiError('UNSUPPORTED_MEDIA_TYPE', message('body.mediaType')),
+  ValidationFailed: () => validationFailed([{ field: 'color', message: message('field.hexColor') }, fieldProblem('name', 'field.required')]),
+  RateLimited: () => new ApiError('RATE_LIMITED', message('rate.limited', { seconds: 12 })),
+  InternalError: () => new ApiError('INTERNAL_ERROR', message('server.internal')),
+  Unavailable: () => new ApiError('UNAVAILABLE', message('database.unavailable')),
+} satisfies Record<string, () => ApiError>;
+
+export type ProblemExampleName = keyof typeof EXAMPLES;
+
+export function problemExample(name: ProblemExampleName, language: MessageLanguage): ProblemBody {
+  return problemBody(EXAMPLES[name](), language);
+}
