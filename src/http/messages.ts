@@ -39,9 +39,29 @@ const catalog = {
     en: 'Query parameter "{parameter}" is not supported here.',
     fr: 'Le paramètre de requête « {parameter} » n’est pas pris en charge ici.',
   },
+  'query.oneOf': {
+    en: 'Query parameter "{parameter}" must be one of: {values}.',
+    fr: 'Le paramètre de requête « {parameter} » doit valoir l’une de ces valeurs : {values}.',
+  },
   'query.repeated': {
     en: 'Query parameter "{parameter}" is given more than once.',
     fr: 'Le paramètre de requête « {parameter} » est donné plusieurs fois.',
+  },
+  'query.sort': {
+    en: 'Query parameter "{parameter}" must be a comma-separated list of distinct fields of this resource, each optionally preceded by "-".',
+    fr: 'Le paramètre de requête « {parameter} » doit être une liste, séparée par des virgules, de champs distincts de cette ressource, chacun éventuellement précédé de « - ».',
+  },
+  'query.search': {
+    en: 'Query parameter "{parameter}" must be 1 to {max} characters.',
+    fr: 'Le paramètre de requête « {parameter} » doit compter de 1 à {max} caractères.',
+  },
+  'query.filterValue': {
+    en: 'Query parameter "{parameter}" is not a valid value of that field.',
+    fr: 'Le paramètre de requête « {parameter} » n’est pas une valeur valide de ce champ.',
+  },
+  'precondition.failed': {
+    en: 'The entry has changed since the version named by If-Match; read it again.',
+    fr: 'L’entrée a changé depuis la version désignée par If-Match ; relisez-la.',
   },
   'conflict.unique': { en: 'Another entry already uses this value.', fr: 'Une autre entrée utilise déjà cette valeur.' },
   'conflict.summary': { en: 'The entry conflicts with an existing one; see errors.', fr: 'L’entrée entre en conflit avec une entrée existante ; voir errors.' },
@@ -53,8 +73,34 @@ const catalog = {
     en: '{resource} {id} is still used by: {users}.',
     fr: '{resource} {id} est encore utilisé par : {users}.',
   },
+  'auth.missing': {
+    en: 'This API needs a bearer token: send Authorization: Bearer <token>.',
+    fr: 'Cette API demande un jeton : envoyez Authorization: Bearer <jeton>.',
+  },
+  'auth.invalid': { en: 'The bearer token is not valid.', fr: 'Le jeton n’est pas valide.' },
+  'auth.readOnly': {
+    en: 'This token may only read; {method} needs a write token.',
+    fr: 'Ce jeton ne permet que la lecture ; {method} demande un jeton d’écriture.',
+  },
+  'rate.limited': {
+    en: 'Too many requests; try again in {seconds} s.',
+    fr: 'Trop de requêtes ; réessayez dans {seconds} s.',
+  },
+  'body.encoding': { en: 'The request body is not valid UTF-8.', fr: 'Le corps de la requête n’est pas de l’UTF-8 valide.' },
+  'body.duplicateKey': {
+    en: 'The request body names the same key twice in one object.',
+    fr: 'Le corps de la requête nomme deux fois la même clé dans un objet.',
+  },
+  'body.tooDeep': {
+    en: 'The request body nests deeper than {depth} levels.',
+    fr: 'Le corps de la requête est imbriqué sur plus de {depth} niveaux.',
+  },
   'database.unavailable': { en: 'The database cannot be reached; try again shortly.', fr: 'La base de données est injoignable ; réessayez sous peu.' },
   'server.internal': { en: 'An internal error occurred.', fr: 'Une erreur interne s’est produite.' },
+  'metrics.unavailable': {
+    en: 'The workers’ metrics could not be gathered; try again shortly.',
+    fr: 'Les métriques des processus n’ont pas pu être rassemblées ; réessayez sous peu.',
+  },
 
   // field level
   'field.body': { en: 'the body must be a JSON object.', fr: 'le corps doit être un objet JSON.' },
