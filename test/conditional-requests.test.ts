@@ -2,19 +2,12 @@
 // If-Match -> 412 when stale (and nothing changes), and no lost update under concurrency.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from './support/server.js';
+import { serverPerSuite } from './support/server.js';
 
-let server: TestServer;
 const TAGS = '/en/api/config/tags';
 let counter = 0;
 
-before(async () => {
-  server = await startServer();
-});
-after(async () => {
-  await server.stop();
-  await server.cleanup();
-});
+const server = serverPerSuite();
 
 async function newTag(): Promise<{ id: number; etag: string; item: Record<string, unknown> }> {
   const reply = await server.request('POST', TAGS, { body: { name: `etag-${++counter}` } });

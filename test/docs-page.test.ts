@@ -4,17 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from './support/server.js';
+import { serverPerSuite } from './support/server.js';
 
-let server: TestServer;
-
-before(async () => {
-  server = await startServer();
-});
-after(async () => {
-  await server.stop();
-  await server.cleanup();
-});
+const server = serverPerSuite();
 
 describe('the documentation page', () => {
   for (const lang of ['fr', 'en', 'de']) {

@@ -2,21 +2,14 @@
 // built-in rows and delete rules of section 4, and data surviving a restart.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from './support/server.js';
+import { serverPerSuite, startServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
-let server: TestServer;
 let counter = 0;
 const unique = (prefix: string): string => `${prefix}-${process.pid}-${++counter}`;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-before(async () => {
-  server = await startServer();
-});
-after(async () => {
-  await server.stop();
-  await server.cleanup();
-});
+const server = serverPerSuite();
 
 async function create(resource: string, body: Record<string, unknown>): Promise<Record<string, any>> {
   const reply = await server.request('POST', `/en/api/config/${resource}`, { body });

@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from './support/server.js';
+import { serverPerSuite, startServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
 const WRITE = `w-${randomBytes(16).toString('hex')}`;
@@ -32,14 +32,7 @@ function startDirectly(env: Record<string, string>): { status: number | null; st
 }
 
 describe('with tokens configured', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ env: { API_TOKENS: `write:${WRITE},read:${READ}` } });
-  });
-  after(async () => {
-    await server.stop();
-    await server.cleanup();
-  });
+  const server = serverPerSuite({ env: { API_TOKENS: `write:${WRITE},read:${READ}` } });
 
   test('no token: 401 UNAUTHORIZED with WWW-Authenticate, on every method and on unknown paths', async () => {
     for (const [method, path] of [['GET', TAGS], ['POST', TAGS], ['DELETE', `${TAGS}/1`], ['GET', '/en/api/config/nosuch'], ['GET', '/nowhere']]) {
@@ -171,14 +164,7 @@ describe('rate limit', () => {
 });
 
 describe('slow and greedy clients', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer({ env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_CONNECTIONS: '20' } });
-  });
-  after(async () => {
-    await server.stop();
-    await server.cleanup();
-  });
+  const server = serverPerSuite({ env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_CONNECTIONS: '20' } });
 
   function open(): Promise<Socket> {
     const { hostname, port } = new URL(server.url);
@@ -243,14 +229,7 @@ describe('slow and greedy clients', () => {
 });
 
 describe('hostile input', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-    await server.cleanup();
-  });
+  const server = serverPerSuite();
 
   async function snapshot(): Promise<unknown> {
     const lists = await Promise.all(

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sshpk from 'sshpk';
-import { startServer, type Reply, type TestServer } from './support/server.js';
+import { serverPerSuite, startServer, type Reply, type TestServer } from './support/server.js';
 import { makeEncryptedPrivateKey, makeKeyPair, type TestKeyPair } from './support/ssh-keys.js';
 
 const KEYS = '/en/api/config/ssh-keys';
@@ -167,14 +167,7 @@ function freshDataDir(): string {
 // ---------------------------------------------------------------------------------------
 
 describe('ssh-keys: POST', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-    await server.cleanup();
-  });
+  const server = serverPerSuite();
 
   const cases: { type: 'ED25519' | 'RSA'; format: 'openssh' | 'pem' }[] = [
     { type: 'ED25519', format: 'openssh' },
@@ -517,14 +510,7 @@ describe('ssh-keys: the OpenAPI document', () => {
 });
 
 describe('ssh-keys: PUT and PATCH', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-    await server.cleanup();
-  });
+  const server = serverPerSuite();
 
   test('PUT without privée keeps the stored private key; a new pub needs its own privée', async () => {
     const first = makeKeyPair('ED25519', 'first@config-api');
@@ -649,14 +635,7 @@ describe('ssh-keys: PUT and PATCH', () => {
 });
 
 describe('ssh-keys: delete rules', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-    await server.cleanup();
-  });
+  const server = serverPerSuite();
 
   test('a key used by storage areas: 409 REFERENCED naming them; deletable once they are gone', async () => {
     const key = makeKeyPair('ED25519');

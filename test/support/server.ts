@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { checkerFor, type ObservedResponse, type OpenApiResponseChecker } from './openapi-response-checker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -156,4 +157,26 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One server for the tests of the enclosing suite (or file): started before them, stopped
+ * and cleaned up after. The returned object stands for that server once it is started.
+ */
+export function serverPerSuite(options: StartOptions = {}): TestServer {
+  let current: TestServer | undefined;
+  before(async () => {
+    current = await startServer(options);
+  });
+  after(async () => {
+    await current?.stop();
+    await current?.cleanup();
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, property) {
+      if (current === undefined) throw new Error('the suite server is used before it started');
+      const value: unknown = Reflect.get(current, property);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
 }
