@@ -22,6 +22,15 @@ function secretContext(resource: ResourceDefinition, column: string): string {
   return `${resource.table}.${column}`;
 }
 
+/** Every write-only (sealed) column of these resources, with the context it is sealed in. */
+function* secretColumns(resources: readonly ResourceDefinition[]): Generator<{ resource: ResourceDefinition; column: string; context: string }> {
+  for (const resource of resources) {
+    for (const field of Object.values(resource.fields)) {
+      if (field.writeOnly) yield { resource, column: field.column, context: secretContext(resource, field.column) };
+    }
+  }
+}
+
 export class ResourceStore {
   constructor(
     private readonly handle: DatabaseHandle,
@@ -198,17 +207,14 @@ export class ResourceStore {
    * stops the start-up instead of failing later on the first write that needs the key.
    */
   async secretsReadable(resources: readonly ResourceDefinition[]): Promise<boolean> {
-    for (const resource of resources) {
-      for (const field of Object.values(resource.fields)) {
-        if (!field.writeOnly) continue;
-        const row = await (this.db as AnyDb).selectFrom(resource.table).select(field.column).limit(1).executeTakeFirst();
-        const sealed = row?.[field.column];
-        if (typeof sealed !== 'string') continue;
-        try {
-          this.secrets.open(sealed, secretContext(resource, field.column));
-        } catch {
-          return false;
-        }
+    for (const { resource, column, context } of secretColumns(resources)) {
+      const row = await (this.db as AnyDb).selectFrom(resource.table).select(column).limit(1).executeTakeFirst();
+      const sealed = row?.[column];
+      if (typeof sealed !== 'string') continue;
+      try {
+        this.secrets.open(sealed, context);
+      } catch {
+        return false;
       }
     }
     return true;
@@ -221,18 +227,14 @@ export class ResourceStore {
   async resealSecrets(resources: readonly ResourceDefinition[], previous: SecretBox): Promise<number> {
     return this.transaction(async (tx) => {
       let count = 0;
-      for (const resource of resources) {
-        for (const field of Object.values(resource.fields)) {
-          if (!field.writeOnly) continue;
-          const context = secretContext(resource, field.column);
-          const rows = await (tx as AnyDb).selectFrom(resource.table).select(['id', field.column]).execute();
-          for (const row of rows as Record<string, unknown>[]) {
-            const sealed = row[field.column];
-            if (typeof sealed !== 'string') continue;
-            const resealed = this.secrets.seal(previous.open(sealed, context), context);
-            await (tx as AnyDb).updateTable(resource.table).set({ [field.column]: resealed }).where('id', '=', row.id).execute();
-            count += 1;
-          }
+      for (const { resource, column, context } of secretColumns(resources)) {
+        const rows = await (tx as AnyDb).selectFrom(resource.table).select(['id', column]).execute();
+        for (const row of rows as Record<string, unknown>[]) {
+          const sealed = row[column];
+          if (typeof sealed !== 'string') continue;
+          const resealed = this.secrets.seal(previous.open(sealed, context), context);
+          await (tx as AnyDb).updateTable(resource.table).set({ [column]: resealed }).where('id', '=', row.id).execute();
+          count += 1;
         }
       }
       return count;
