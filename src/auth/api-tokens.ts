@@ -56,6 +56,11 @@ export function loadApiTokens(env: NodeJS.ProcessEnv): ApiToken[] {
   return tokens;
 }
 
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), if any. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header !== undefined && /^Bearer [^\s]+$/i.test(header) ? header.slice(7) : undefined;
+}
+
 /** The scope of a presented token, or undefined when it matches none. */
 export function scopeOf(tokens: readonly ApiToken[], presented: string): TokenScope | undefined {
   const digest = digestOf(presented);

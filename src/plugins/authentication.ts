@@ -2,7 +2,7 @@
 // without a valid one is 401, and a write with a read token is 403. Runs before routing,
 // so that an anonymous caller cannot probe which paths exist.
 import fp from 'fastify-plugin';
-import { scopeOf, type ApiToken, type TokenScope } from '../auth/api-tokens.js';
+import { bearerToken, scopeOf, type ApiToken, type TokenScope } from '../auth/api-tokens.js';
 import { isPublicPath } from '../auth/public-paths.js';
 import { ApiError } from '../http/api-error.js';
 import { message } from '../http/messages.js';
@@ -29,7 +29,7 @@ export default fp<{ tokens: readonly ApiToken[] }>(
     app.addHook('onRequest', async (request) => {
       if (isPublicPath(request.url)) return;
       const header = request.headers.authorization;
-      const presented = typeof header === 'string' && /^Bearer [^\s]+$/i.test(header) ? header.slice(7) : undefined;
+      const presented = bearerToken(header);
       const scope = presented === undefined ? undefined : scopeOf(tokens, presented);
       if (scope === undefined) throw unauthorized(presented !== undefined || header !== undefined);
       if (scope === 'read' && !READ_METHODS.has(request.method)) {

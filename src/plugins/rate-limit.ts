@@ -4,7 +4,7 @@
 // starve. The limit is per instance.
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
-import { scopeOf, type ApiToken } from '../auth/api-tokens.js';
+import { bearerToken, scopeOf, type ApiToken } from '../auth/api-tokens.js';
 import { isPublicPath } from '../auth/public-paths.js';
 import { ApiError } from '../http/api-error.js';
 import { message } from '../http/messages.js';
@@ -18,7 +18,7 @@ interface Bucket {
 const MAX_BUCKETS = 100_000;
 
 function callerKey(header: string | undefined, ip: string, tokens: readonly ApiToken[]): string {
-  const presented = header !== undefined && /^Bearer [^\s]+$/i.test(header) ? header.slice(7) : undefined;
+  const presented = bearerToken(header);
   if (presented === undefined || scopeOf(tokens, presented) === undefined) return `a:${ip}`;
   // The token itself is never kept as a key, only its digest.
   return `t:${createHash('sha256').update(presented).digest('base64url')}`;
