@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { serverPerSuite, startServer } from './support/server.js';
+import { runToExit, serverPerSuite, startServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
 const WRITE = `w-${randomBytes(16).toString('hex')}`;
@@ -17,15 +17,11 @@ const READ = `r-${randomBytes(16).toString('hex')}`;
 const TAGS = '/en/api/config/tags';
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
+/** A start that must fail, on a throw-away data folder. */
 function startDirectly(env: Record<string, string>): { status: number | null; stderr: string; stdout: string } {
   const dir = mkdtempSync(join(tmpdir(), 'config-api-sec-'));
   try {
-    const run = spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/main.js')], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'c.db')}`, SECRET_KEY_FILE: join(dir, 'k'), ...env },
-      encoding: 'utf8',
-      timeout: 10_000,
-    });
-    return { status: run.status, stderr: run.stderr, stdout: run.stdout };
+    return runToExit(dir, env);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,14 +3,14 @@
 // logged, never documented, encrypted at rest, kept by a PUT that omits it), across restarts
 // and with SECRET_KEY. Every key is generated at test time; none is ever written to the repo.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sshpk from 'sshpk';
-import { serverPerSuite, startServer, type Reply, type TestServer } from './support/server.js';
+import { runToExit, serverPerSuite, startServer, type Reply, type TestServer } from './support/server.js';
 import { makeEncryptedPrivateKey, makeKeyPair, type TestKeyPair } from './support/ssh-keys.js';
 
 const KEYS = '/en/api/config/ssh-keys';
@@ -138,26 +138,6 @@ async function databaseText(server: TestServer): Promise<string> {
   const text = await server.dump();
   assert.ok(text.length > 0, 'the database dump is empty');
   return text;
-}
-
-const MAIN = resolve(import.meta.dirname, '../dist/main.js');
-
-/** Runs the service to its end (for a start that must fail): full stdout, stderr and status. */
-function startDirectly(dataDir: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
-      SECRET_KEY_FILE: join(dataDir, 'secret.key'),
-      ...env,
-    },
-    encoding: 'utf8',
-    timeout: 15_000,
-    killSignal: 'SIGKILL',
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 function freshDataDir(): string {
@@ -941,7 +921,7 @@ describe('ssh-keys: SECRET_KEY', () => {
         });
         // The same start, run to its end, so that all of stderr is read (the harness may see
         // the exit before the last output).
-        const run = startDirectly(dir, { SECRET_KEY: invalid });
+        const run = runToExit(dir, { SECRET_KEY: invalid });
         assert.notEqual(run.status, 0, `exit status ${run.status}`);
         assert.match(run.stderr, /SECRET_KEY/, run.stderr);
         assert.ok(!run.stderr.includes(invalid) && !run.stdout.includes(invalid), 'the message repeats the secret value');
@@ -960,7 +940,7 @@ describe('ssh-keys: SECRET_KEY', () => {
         assert.match(error.message, /exited with [1-9]\d* before listening/, error.message);
         return true;
       });
-      const run = startDirectly(dir, {});
+      const run = runToExit(dir, {});
       assert.notEqual(run.status, 0, `exit status ${run.status}`);
       assert.match(run.stderr, /key file/, run.stderr);
       assert.equal(readFileSync(join(dir, 'secret.key'), 'utf8'), 'not a key\n', 'the key file was overwritten');

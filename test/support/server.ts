@@ -2,7 +2,7 @@
 // port with a fresh database (on the backend TEST_DATABASE names; SQLite in a temporary
 // folder by default), and talks to it over HTTP. Every response is checked against the
 // OpenAPI document the server serves, so that the document stays true.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -179,4 +179,26 @@ export function serverPerSuite(options: StartOptions = {}): TestServer {
       return typeof value === 'function' ? value.bind(current) : value;
     },
   });
+}
+
+/**
+ * Runs the service to its end on SQLite in `dataDir`, for a start that must fail: its
+ * status and its whole stdout and stderr (the harness above may see an exit before the
+ * last output).
+ */
+export function runToExit(dataDir: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
+      SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 15_000,
+    killSignal: 'SIGKILL',
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
