@@ -4,7 +4,7 @@
 // servers (BENCH_SIZES). Prints a table; nothing here is a pass/fail test, except that a
 // run with errors or a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
+const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
@@ -86,20 +87,22 @@ function residentMegabytes(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-/** The ceiling: what node:http alone does with a body of the same size and status. */
-async function ceilingServer(status: number, body: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const payload = Buffer.from(body);
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': payload.length });
-      response.end(payload);
+/** The ceiling: what node:http alone does with a body of the same size and status, served
+ * from a process of its own as the service is. */
+async function ceilingServer(dataDir: string, status: number, body: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const bodyFile = join(dataDir, 'ceiling-body.json');
+  writeFileSync(bodyFile, body);
+  const child = spawn(process.execPath, ['--import', 'tsx', CEILING, String(status), bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((done, fail) => {
+    let output = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk;
+      const listening = /listening (\d+)/.exec(output);
+      if (listening !== null) done(Number(listening[1]));
     });
+    child.once('exit', (code) => fail(new Error(`the ceiling server exited with ${code}`)));
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((done) => server.close(() => done())) };
+  return { url: `http://127.0.0.1:${port}`, close: () => stopped(child, 'SIGTERM') };
 }
 
 async function load(url: string, scenario: Scenario): Promise<Measure> {
@@ -198,7 +201,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const shape = await sample(url, scenario);
       const project = await load(url, scenario);
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
-      const ceiling = await ceilingServer(shape.status, shape.body);
+      const ceiling = await ceilingServer(dataDir, shape.status, shape.body);
       const bare = await load(ceiling.url, scenario);
       await ceiling.close();
       results.push({ rows, scenario: scenario.name, project, ceiling: bare });
@@ -242,6 +245,17 @@ async function main(): Promise<void> {
         `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors, 3)} |\n`,
     );
     if (r.project.errors > 0) process.exitCode = 1;
+  }
+  // How much slower each scenario is at the largest size than at the smallest.
+  const smallest = Math.min(...SIZES);
+  const largest = Math.max(...SIZES);
+  if (largest > smallest) {
+    for (const r of results.filter((row) => row.rows === largest)) {
+      const small = results.find((row) => row.rows === smallest && row.scenario === r.scenario);
+      if (small === undefined) continue;
+      const factor = (small.project.requestsPerSecond / r.project.requestsPerSecond).toFixed(2);
+      notes.push(`${r.scenario}: ${smallest} servers ${small.project.requestsPerSecond} req/s, ${largest} servers ${r.project.requestsPerSecond} req/s (${factor}x slower)`);
+    }
   }
   process.stdout.write(`\n${notes.map((note) => `- ${note}`).join('\n')}\n`);
 }
