@@ -56,6 +56,14 @@ async function mariadbQuery<T>(url: string, work: (connection: mysql.Connection)
 
 const TABLES = ['tags', 'clients', 'environments', 'aliases', 'storage_areas', 'servers', 'ssh_keys'];
 
+/** Every table's rows, as one text. One query at a time: a pg client queues concurrent
+ * queries, and pg 9 will refuse them. */
+async function dumpTables(rowsOf: (table: string) => Promise<unknown>): Promise<string> {
+  const parts: unknown[] = [];
+  for (const table of TABLES) parts.push(await rowsOf(table));
+  return JSON.stringify(parts);
+}
+
 export async function createTestDatabase(dataDir: string): Promise<TestDatabase> {
   if (BACKEND === 'sqlite') {
     const file = join(dataDir, 'config.db');
@@ -80,10 +88,7 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
       backend: BACKEND,
       url,
       dump: () =>
-        postgresQuery(url, async (client) => {
-          const parts = await Promise.all(TABLES.map((table) => client.query(`SELECT * FROM ${table}`)));
-          return JSON.stringify(parts.map((part) => part.rows));
-        }),
+        postgresQuery(url, (client) => dumpTables(async (table) => (await client.query(`SELECT * FROM ${table}`)).rows)),
       drop: () => postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
     };
   }
@@ -93,11 +98,7 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
     backend: BACKEND,
     url,
     dump: () =>
-      mariadbQuery(url, async (connection) => {
-        const parts = [];
-        for (const table of TABLES) parts.push((await connection.query(`SELECT * FROM ${table}`))[0]);
-        return JSON.stringify(parts);
-      }),
+      mariadbQuery(url, (connection) => dumpTables(async (table) => (await connection.query(`SELECT * FROM ${table}`))[0])),
     drop: () => mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => undefined),
   };
 }
