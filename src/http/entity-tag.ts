@@ -1,30 +1,16 @@
 // Entity tags of single entries (contract section 8). A strong tag is derived from the entry
 // as it is shown, so any change to any field gives a new tag, even within one millisecond.
-// The hash is FNV-1a over 64 bits: it guards against lost updates, not against forgery (a
-// client that can write needs no collision), and it costs a fraction of a SHA-256 on the
-// hottest path of the service.
+// The tag is the SHA-256 of the entry's JSON text, cut to 128 bits: a native digest of a few
+// hundred characters costs about a microsecond, less than any hash written in JavaScript.
+import { createHash } from 'node:crypto';
 
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-
-function fnv1a64(text: string): string {
-  // Two 32-bit halves in plain numbers: BigInt arithmetic per character would be slower.
-  let high = Number(FNV_OFFSET >> 32n);
-  let low = Number(FNV_OFFSET & 0xffffffffn);
-  const primeLow = Number(FNV_PRIME & 0xffffffffn); // 0x1b3; the high half of the prime is 0x100
-  for (let i = 0; i < text.length; i++) {
-    low = (low ^ text.charCodeAt(i)) >>> 0;
-    // (high:low) * (0x100:0x1b3) mod 2^64
-    const lowProduct = low * primeLow;
-    const carry = Math.floor(lowProduct / 0x100000000);
-    high = (high * primeLow + low * 0x100 + carry) >>> 0;
-    low = lowProduct >>> 0;
-  }
-  return high.toString(16).padStart(8, '0') + low.toString(16).padStart(8, '0');
+/** The tag of an entry whose JSON text is at hand: the text a response carries anyway. */
+export function entityTagOfJson(entryJson: string): string {
+  return `"${createHash('sha256').update(entryJson).digest('base64url').slice(0, 22)}"`;
 }
 
 export function entityTag(entry: object): string {
-  return `"${fnv1a64(JSON.stringify(entry))}"`;
+  return entityTagOfJson(JSON.stringify(entry));
 }
 
 function listedTags(header: string): string[] {
