@@ -60,6 +60,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     onConstructorPoisoning: 'error',
   });
 
+  app.decorateRequest('routeFacts', null);
   await app.register(requestLanguagePlugin);
   await app.register(requestIdPlugin);
   await app.register(connectionDrainPlugin);

@@ -20,6 +20,7 @@ export function messageLanguage(segment: string | undefined): MessageLanguage {
 
 /** The language of a raw URL, for errors raised before routing (404, 413, 415 …). */
 export function languageOfUrl(url: string): MessageLanguage {
-  const first = url.split('/', 2)[1] ?? '';
-  return messageLanguage(first);
+  // The first segment, found without splitting the whole URL on every request.
+  const end = url.indexOf('/', 1);
+  return messageLanguage(url.slice(1, end === -1 ? undefined : end));
 }

@@ -5,6 +5,31 @@ import type { FastifyRequest } from 'fastify';
 /** What a request that matched no route is called. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
+export interface RouteFacts {
+  /** The route pattern, or UNMATCHED_ROUTE. */
+  readonly label: string;
+  /** Health, readiness and metrics routes (their `config.operations`). */
+  readonly operations: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    routeFacts: RouteFacts | null | undefined;
+  }
+}
+
+/** Fastify builds a new `routeOptions` object at every read; the facts a request's metrics
+ * and log line need are read from it once. Needs `app.decorateRequest('routeFacts', null)`. */
+export function routeFacts(request: FastifyRequest): RouteFacts {
+  // Undefined, not null, on the requests Fastify makes for its own framework errors (an
+  // over-long path segment, a bad URL), which skip the decorators.
+  if (request.routeFacts === null || request.routeFacts === undefined) {
+    const options = request.routeOptions;
+    request.routeFacts = { label: options.url ?? UNMATCHED_ROUTE, operations: options.config?.operations === true };
+  }
+  return request.routeFacts;
+}
+
 export function routeLabel(request: FastifyRequest): string {
-  return request.routeOptions.url ?? UNMATCHED_ROUTE;
+  return routeFacts(request).label;
 }

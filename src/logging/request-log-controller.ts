@@ -2,7 +2,7 @@
 // request id the child logger carries (reqId). Nothing else about the request is written:
 // no body, no query string, no header, so that no credential can reach the logs.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { routeLabel } from '../http/route-label.js';
+import { routeFacts, routeLabel } from '../http/route-label.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -31,7 +31,7 @@ export class RequestLogController extends LogController {
     const line = describe(request, reply);
     if (error) {
       reply.log.error({ ...line, err: error }, 'request failed while responding');
-    } else if (request.routeOptions.config?.operations === true) {
+    } else if (routeFacts(request).operations) {
       reply.log.debug(line, 'request completed');
     } else {
       reply.log.info(line, 'request completed');

@@ -10,11 +10,13 @@ export default fp(
     app.addHook('preClose', async () => {
       draining = true;
     });
-    app.addHook('onSend', async (_request, reply) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (draining) reply.header('connection', 'close');
+      done(null, payload);
     });
-    app.addHook('onResponse', async () => {
+    app.addHook('onResponse', (_request, _reply, done) => {
       if (draining) app.server.closeIdleConnections();
+      done();
     });
   },
   { name: 'connection-drain' },

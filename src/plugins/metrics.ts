@@ -60,10 +60,11 @@ export default fp(
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     });
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const labels = { method: request.method, route: routeLabel(request), status: String(reply.statusCode) };
       requests.inc(labels);
       latency.observe(labels, reply.elapsedTime / 1000);
+      done();
     });
 
     const statistics = app.database.poolStatistics;

@@ -4,8 +4,9 @@ import fp from 'fastify-plugin';
 
 export default fp(
   async (app) => {
-    app.addHook('onSend', async (request, reply) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-request-id', request.id);
+      done(null, payload);
     });
   },
   { name: 'request-id' },

@@ -12,8 +12,11 @@ declare module 'fastify' {
 export default fp(
   async (app) => {
     app.decorateRequest('language', 'en');
-    app.addHook('onRequest', async (request) => {
+    // Callback-style hooks here and in the other per-request plugins: an async hook costs a
+    // promise and a microtask on every request.
+    app.addHook('onRequest', (request, _reply, done) => {
       request.language = languageOfUrl(request.url);
+      done();
     });
   },
   { name: 'request-language' },
