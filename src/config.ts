@@ -32,6 +32,8 @@ export interface Config {
   maxConnections: number;
   /** Processes serving the port (node:cluster); 1 serves from this process alone. */
   workers: number;
+  /** Entries GET by id keeps in memory (SQLite only); 0 turns the cache off. */
+  entryCacheSize: number;
 }
 
 export { ConfigError };
@@ -94,5 +96,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     workers,
+    entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
   };
 }

@@ -25,12 +25,22 @@ async function stopAll(servers: TestServer[], database: TestDatabase, dirs: stri
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
-describe('several instances on one database', { skip: onlyServerBacked }, () => {
+// On SQLite too: two processes on one file, each with its entry cache, which must see the
+// other's commits.
+describe('several instances on one database', () => {
   test('two instances started at the same moment migrate once and share every write', async () => {
     const dirs = [scratchDir(), scratchDir()];
     const database = await createTestDatabase(dirs[0]!);
     const env = { SECRET_KEY: randomBytes(32).toString('hex') };
-    const [a, b] = await Promise.all(dirs.map((dataDir) => startServer({ database, dataDir, env })));
+    const started = await Promise.allSettled(dirs.map((dataDir) => startServer({ database, dataDir, env })));
+    const running = started.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+    const failure = started.find((start) => start.status === 'rejected');
+    if (failure !== undefined) {
+      // A running instance would keep the test process alive for ever.
+      await stopAll(running, database, dirs);
+      throw failure.reason;
+    }
+    const [a, b] = running;
     try {
       const environments = await b!.request('GET', '/en/api/config/environments');
       assert.equal(environments.body.total, 6, 'seed rows exist once');
@@ -39,11 +49,22 @@ describe('several instances on one database', { skip: onlyServerBacked }, () => 
 
       const created = await a!.request('POST', '/en/api/config/tags', { body: { name: 'shared' } });
       assert.equal(created.status, 201);
-      assert.deepEqual((await b!.request('GET', `/en/api/config/tags/${created.body.id}`)).body.item, created.body.item);
+      const path = `/en/api/config/tags/${created.body.id}`;
+      assert.deepEqual((await b!.request('GET', path)).body.item, created.body.item);
+      // Read on both sides first, so that a cached copy exists where one can.
+      const before = await a!.request('GET', path);
+      assert.equal((await b!.request('GET', path)).headers.get('etag'), before.headers.get('etag'));
 
-      const patched = await b!.request('PATCH', `/en/api/config/tags/${created.body.id}`, { body: { color: '#0a0b0c' } });
+      const patched = await b!.request('PATCH', path, { body: { color: '#0a0b0c' } });
       assert.equal(patched.status, 200);
-      assert.equal((await a!.request('GET', `/en/api/config/tags/${created.body.id}`)).body.item.color, '#0a0b0c');
+      const after = await a!.request('GET', path);
+      assert.equal(after.body.item.color, '#0a0b0c');
+      assert.equal(after.headers.get('etag'), patched.headers.get('etag'));
+      assert.equal((await a!.request('GET', path, { headers: { 'if-none-match': before.headers.get('etag')! } })).status, 200);
+
+      const deleted = await a!.request('DELETE', path);
+      assert.equal(deleted.status, 200);
+      assert.equal((await b!.request('GET', path)).status, 404);
 
       // A key sealed by one instance is opened by the other (same SECRET_KEY).
       const pair = makeKeyPair('ED25519', 'one@example');
@@ -122,6 +143,34 @@ describe('concurrent writers', () => {
       assert.deepEqual(statuses, [201, ...Array<number>(11).fill(409)]);
       for (const reply of replies.filter((r) => r.status === 409)) assert.equal(reply.body.code, 'CONFLICT');
       assert.equal((await server.request('GET', '/en/api/config/tags')).body.total, 1);
+    } finally {
+      await server.stop();
+      await server.cleanup();
+    }
+  });
+
+  // On SQLite these writes share commit groups: a refused one must undo only itself.
+  test('a burst of good and refused writes: every good one lands, every refused one changes nothing', async () => {
+    const server = await startServer();
+    try {
+      const taken = await server.request('POST', '/en/api/config/tags', { body: { name: 'taken' } });
+      assert.equal(taken.status, 201);
+      const path = `/en/api/config/tags/${taken.body.id}`;
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => {
+          if (i % 3 === 0) return server.request('POST', '/en/api/config/tags', { body: { name: `burst-${i}` } });
+          if (i % 3 === 1) return server.request('POST', '/en/api/config/tags', { body: { name: 'taken' } });
+          return server.request('PATCH', path, { headers: { 'if-match': '"stale"' }, body: { color: '#123456' } });
+        }),
+      );
+      replies.forEach((reply, i) => assert.equal(reply.status, [201, 409, 412][i % 3], reply.text));
+      for (const reply of replies.filter((r) => r.status === 201)) {
+        assert.deepEqual((await server.request('GET', `/en/api/config/tags/${reply.body.id}`)).body.item, reply.body.item);
+      }
+      const after = await server.request('GET', path);
+      assert.equal(after.headers.get('etag'), taken.headers.get('etag'));
+      assert.deepEqual(after.body.item, taken.body.item);
+      assert.equal((await server.request('GET', '/en/api/config/tags')).body.total, 11);
     } finally {
       await server.stop();
       await server.cleanup();

@@ -8,11 +8,13 @@ import {
   Kysely,
   MysqlDialect,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
   sql,
   type DatabaseConnection,
   type Dialect,
+  type DialectAdapter,
   type Driver,
   type SqliteDialectConfig,
 } from 'kysely';
@@ -28,6 +30,14 @@ export interface DatabaseCapabilities {
    * read an entry before either writes it. SQLite has neither the syntax nor the need: its
    * one connection runs transactions one at a time. */
   readonly rowLocks: boolean;
+  /** Write transactions run one at a time, each COMMIT waiting for an fsync: writes that
+   * arrive together then share one transaction (CommitGroup). PostgreSQL and MariaDB run
+   * transactions side by side and group commits themselves. */
+  readonly groupCommit: boolean;
+  /** A statement refused by a constraint is undone alone and the transaction goes on
+   * (SQLite, MariaDB); PostgreSQL aborts the whole transaction instead. Where it goes on,
+   * writes rely on the unique indexes to find conflicts rather than looking first. */
+  readonly statementRollback: boolean;
 }
 
 export interface DatabaseHandle {
@@ -39,6 +49,9 @@ export interface DatabaseHandle {
   ping(timeoutMs: number): Promise<void>;
   /** The connection pool's figures now; undefined for embedded SQLite, which has no pool. */
   readonly poolStatistics: (() => PoolStatistics) | undefined;
+  /** A value that changes whenever another connection commits, where the database tells it
+   * cheaply (SQLite's data_version); undefined where it does not (PostgreSQL, MariaDB). */
+  readonly changeMarker: (() => Promise<unknown>) | undefined;
 }
 
 export interface PoolStatistics {
@@ -65,7 +78,10 @@ interface Backend {
   dialect: Dialect;
   description: string;
   rowLocks: boolean;
+  statementRollback: boolean;
   poolStatistics?: () => PoolStatistics;
+  /** The statement whose single value is the change marker (see DatabaseHandle). */
+  changeMarker?: CompiledQuery;
 }
 
 // A deferred BEGIN takes the write lock only at the first write: when another process (a
@@ -78,6 +94,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
+// SQLite runs DDL in transactions, though Kysely's adapter says otherwise. Saying so makes
+// the migrator run in one BEGIN IMMEDIATE transaction, so that processes starting together
+// on one file migrate it one after the other instead of each creating the same tables.
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly settings: SqliteDialectConfig) {
     super(settings);
@@ -85,6 +110,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
@@ -100,16 +129,19 @@ function sqlite(url: string, options: ConnectOptions): Backend {
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const database = new SqliteDatabase(path);
+  // First: another process starting on the same file may hold a lock for a moment.
+  database.pragma('busy_timeout = 5000');
   if (!inMemory) database.pragma('journal_mode = WAL');
   database.pragma(`synchronous = ${options.sqliteSynchronous}`);
   database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return {
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
     description: inMemory ? 'sqlite (in memory)' : `sqlite (${path})`,
     rowLocks: false,
+    statementRollback: true,
+    changeMarker: CompiledQuery.raw('pragma data_version'),
   };
 }
 
@@ -165,6 +197,7 @@ function postgres(url: string, options: ConnectOptions): Backend {
     dialect: new PostgresDialect({ pool }),
     description: describeServer('postgres', parsed),
     rowLocks: true,
+    statementRollback: false,
     poolStatistics: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }
@@ -196,6 +229,7 @@ function mysql(url: string, options: ConnectOptions): Backend {
     dialect: new MysqlDialect({ pool }),
     description: describeServer('mariadb', parsed),
     rowLocks: true,
+    statementRollback: true,
     poolStatistics: () => ({
       max: options.poolSize,
       open: queues._allConnections.length,
@@ -235,8 +269,21 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
   if (backend === undefined) {
     throw new ConfigError(`DATABASE_URL scheme "${scheme}" is not supported; use sqlite:, postgres:, postgresql:, mysql: or mariadb:`);
   }
-  const { dialect, description, rowLocks, poolStatistics } = backend(url, options);
+  const { dialect, description, rowLocks, statementRollback, poolStatistics, changeMarker } = backend(url, options);
   const db = new Kysely<Database>({ dialect });
-  const capabilities = { returning: db.getExecutor().adapter.supportsReturning, rowLocks };
-  return { db, capabilities, description, ping: (timeoutMs) => ping(db, timeoutMs), poolStatistics };
+  const capabilities = {
+    returning: db.getExecutor().adapter.supportsReturning,
+    rowLocks,
+    groupCommit: !rowLocks,
+    statementRollback,
+  };
+  return {
+    db,
+    capabilities,
+    description,
+    ping: (timeoutMs) => ping(db, timeoutMs),
+    poolStatistics,
+    changeMarker:
+      changeMarker === undefined ? undefined : () => db.executeQuery(changeMarker).then((result) => Object.values(result.rows[0] as object)[0]),
+  };
 }

@@ -1,5 +1,6 @@
-// Brings a database to the latest schema. Kysely's migrator takes a lock, so instances that
-// start together on one database migrate it once.
+// Brings a database to the latest schema. Kysely's migrator takes a lock (on SQLite: the
+// write lock of its BEGIN IMMEDIATE transaction), so instances that start together on one
+// database migrate it once.
 import { Migrator, type Kysely } from 'kysely';
 import type { Database } from './database-schema.js';
 import { MIGRATIONS } from './migrations/index.js';

@@ -2,9 +2,11 @@
 // and tables come from the registry, never from a request, and values are always bound.
 import { sql, type Kysely } from 'kysely';
 import type { ListQuery } from '../pipeline/list-query.js';
+import { CommitGroup } from './commit-group.js';
+import { PreparedQueries, type SlotMaker } from './prepared-query.js';
 import type { ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import type { DatabaseHandle } from './connect.js';
+import type { DatabaseCapabilities, DatabaseHandle } from './connect.js';
 import type { Database } from './database-schema.js';
 
 /** An entry as the API shows it: id, the readable fields, then the timestamps. */
@@ -32,17 +34,26 @@ function* secretColumns(resources: readonly ResourceDefinition[]): Generator<{ r
 }
 
 export class ResourceStore {
+  private readonly queries = new PreparedQueries();
+  private readonly commitGroup: CommitGroup | undefined;
+
   constructor(
     private readonly handle: DatabaseHandle,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    if (handle.capabilities.groupCommit) this.commitGroup = new CommitGroup(handle.db);
+  }
 
   get db(): Executor {
     return this.handle.db;
   }
 
+  get capabilities(): DatabaseCapabilities {
+    return this.handle.capabilities;
+  }
+
   transaction<T>(work: (tx: Executor) => Promise<T>): Promise<T> {
-    return this.handle.db.transaction().execute(work);
+    return this.commitGroup === undefined ? this.handle.db.transaction().execute(work) : this.commitGroup.run(work);
   }
 
   private readableColumns(resource: ResourceDefinition): string[] {
@@ -77,87 +88,135 @@ export class ResourceStore {
 
   /** `lock`: hold the row until the transaction ends, so that concurrent writers queue. */
   async findById(tx: Executor, resource: ResourceDefinition, id: number, lock = false): Promise<Entry | undefined> {
-    let query = (tx as AnyDb).selectFrom(resource.table).select(this.readableColumns(resource)).where('id', '=', id);
-    if (lock && this.handle.capabilities.rowLocks) query = query.forUpdate();
-    const row = await query.executeTakeFirst();
+    const locked = lock && this.handle.capabilities.rowLocks;
+    const query = this.queries.get(`byId ${resource.table} ${locked}`, (slot) => {
+      const select = (tx as AnyDb).selectFrom(resource.table).select(this.readableColumns(resource)).where('id', '=', slot(0));
+      return locked ? select.forUpdate() : select;
+    });
+    const row = (await query.execute(tx, [id])).rows[0];
     return row === undefined ? undefined : this.decode(resource, row);
   }
 
   async list(tx: Executor, resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number }> {
-    let query = (tx as AnyDb).selectFrom(resource.table);
     const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-    if (hideDeleted && resource.deletion.mode === 'soft') {
-      const flag = resource.fields[resource.deletion.flagField];
-      if (flag !== undefined) query = query.where(flag.column, '=', 0);
-    }
-    for (const filter of list.filters) query = query.where(filter.column, '=', filter.value);
-    if (list.search !== undefined && list.search.columns.length > 0) {
-      // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
-      const pattern = `%${list.search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
-      const columns = list.search.columns;
-      query = query.where((eb: any) => eb.or(columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
-    }
-    let page = query.select(this.readableColumns(resource));
-    for (const key of list.sort) page = page.orderBy(key.column, key.descending ? 'desc' : 'asc');
-    const rows = await page.limit(list.limit).offset(list.offset).execute();
+    const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
+    const search = list.search !== undefined && list.search.columns.length > 0 ? list.search : undefined;
+    // Slots: the filter values, then the search pattern, then limit and offset.
+    const values: unknown[] = list.filters.map((filter) => filter.value);
+    // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
+    if (search !== undefined) values.push(`%${search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
+    const matching = (slot: SlotMaker) => {
+      let query = (tx as AnyDb).selectFrom(resource.table);
+      if (hideDeleted && flagColumn !== undefined) query = query.where(flagColumn, '=', 0);
+      list.filters.forEach((filter, index) => {
+        query = query.where(filter.column, '=', slot(index));
+      });
+      if (search !== undefined) {
+        const pattern = slot(list.filters.length);
+        query = query.where((eb: any) => eb.or(search.columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
+      }
+      return query;
+    };
+    const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${search?.columns.join(',') ?? '-'}`;
+    const sort = list.sort.map((key) => `${key.column}${key.descending ? '-' : '+'}`).join(',');
+    const page = this.queries.get(`page ${resource.table} ${where} ${sort}`, (slot) => {
+      let query = matching(slot).select(this.readableColumns(resource));
+      for (const key of list.sort) query = query.orderBy(key.column, key.descending ? 'desc' : 'asc');
+      return query.limit(slot(values.length)).offset(slot(values.length + 1));
+    });
+    const rows = (await page.execute(tx, [...values, list.limit, list.offset])).rows;
     const items = rows.map((row: Record<string, unknown>) => this.decode(resource, row));
 
-    const unfiltered = list.filters.length === 0 && list.search === undefined;
-    const total = unfiltered
-      ? await this.count(tx, resource, hideDeleted ? 'live' : 'total')
-      : Number((await query.select((eb: any) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow() as { total: unknown }).total);
+    let total: number;
+    if (list.filters.length === 0 && search === undefined) {
+      total = await this.count(tx, resource, hideDeleted ? 'live' : 'total');
+    } else {
+      const count = this.queries.get(`count ${resource.table} ${where}`, (slot) =>
+        matching(slot).select((eb: any) => eb.fn.countAll().as('total')),
+      );
+      total = Number(((await count.execute(tx, values)).rows[0] as { total: unknown } | undefined)?.total ?? 0);
+    }
     return { items, total };
   }
 
   private async count(tx: Executor, resource: ResourceDefinition, which: 'live' | 'total'): Promise<number> {
-    const row = await tx.selectFrom('resource_counts').select(['total', 'live']).where('table_name', '=', resource.table).executeTakeFirstOrThrow();
+    const query = this.queries.get('counts', (slot) =>
+      tx.selectFrom('resource_counts').select(['total', 'live']).where('table_name', '=', slot(0)),
+    );
+    const row = (await query.execute(tx, [resource.table])).rows[0];
+    if (row === undefined) throw new Error(`resource_counts has no row for ${resource.table}`);
     return Number(row[which]);
   }
 
   /** Keeps resource_counts in step with an insert (+1) or a delete (-1), in the same transaction. */
   private async adjustCount(tx: Executor, resource: ResourceDefinition, total: number, live: number): Promise<void> {
-    await tx
-      .updateTable('resource_counts')
-      .set((eb) => ({ total: eb('total', '+', total), live: eb('live', '+', live) }))
-      .where('table_name', '=', resource.table)
-      .execute();
+    const query = this.queries.get('adjust counts', (slot) =>
+      tx
+        .updateTable('resource_counts')
+        .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)) }))
+        .where('table_name', '=', slot(2)),
+    );
+    await query.execute(tx, [total, live, resource.table]);
   }
 
-  async insert(tx: Executor, resource: ResourceDefinition, values: Record<string, unknown>, now: string): Promise<number> {
+  /** Runs an insert or update shape built over `row`'s columns; the stored entry comes back
+   * through RETURNING where the dialect has it, else by reading it again. */
+  private async writeRow(
+    tx: Executor,
+    resource: ResourceDefinition,
+    kind: 'insert' | 'update',
+    row: Record<string, unknown>,
+    id: number | undefined,
+  ): Promise<Entry> {
+    const columns = Object.keys(row);
+    const returning = this.handle.capabilities.returning;
+    const query = this.queries.get(`${kind} ${resource.table} ${columns.join(',')}`, (slot) => {
+      const slots = Object.fromEntries(columns.map((column, index) => [column, slot(index)]));
+      const write: any =
+        kind === 'insert'
+          ? (tx as AnyDb).insertInto(resource.table).values(slots)
+          : (tx as AnyDb).updateTable(resource.table).set(slots).where('id', '=', slot(columns.length));
+      return returning ? write.returning(this.readableColumns(resource)) : write;
+    });
+    const result = await query.execute(tx, id === undefined ? Object.values(row) : [...Object.values(row), id]);
+    if (returning) return this.decode(resource, result.rows[0] as Record<string, unknown>);
+    const entry = await this.findById(tx, resource, id ?? Number(result.insertId));
+    if (entry === undefined) throw new Error(`${resource.name} ${id ?? result.insertId} vanished while written`);
+    return entry;
+  }
+
+  async insert(tx: Executor, resource: ResourceDefinition, values: Record<string, unknown>, now: string): Promise<Entry> {
     const row: Record<string, unknown> = { ...this.encode(resource, values), created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
-    const insert = (tx as AnyDb).insertInto(resource.table).values(row);
-    let id: number;
-    if (this.handle.capabilities.returning) {
-      id = Number((await insert.returning('id').executeTakeFirstOrThrow()).id);
-    } else {
-      id = Number((await insert.executeTakeFirstOrThrow()).insertId);
-    }
+    const entry = await this.writeRow(tx, resource, 'insert', row, undefined);
     await this.adjustCount(tx, resource, 1, 1);
-    return id;
+    return entry;
   }
 
-  async update(tx: Executor, resource: ResourceDefinition, id: number, values: Record<string, unknown>, now: string): Promise<void> {
-    const row = { ...this.encode(resource, values), updated_at: now };
-    await (tx as AnyDb).updateTable(resource.table).set(row).where('id', '=', id).execute();
+  async update(tx: Executor, resource: ResourceDefinition, id: number, values: Record<string, unknown>, now: string): Promise<Entry> {
+    return this.writeRow(tx, resource, 'update', { ...this.encode(resource, values), updated_at: now }, id);
   }
 
   /** Removes a live entry for good. */
   async remove(tx: Executor, resource: ResourceDefinition, id: number): Promise<void> {
-    await (tx as AnyDb).deleteFrom(resource.table).where('id', '=', id).execute();
+    const query = this.queries.get(`delete ${resource.table}`, (slot) => (tx as AnyDb).deleteFrom(resource.table).where('id', '=', slot(0)));
+    await query.execute(tx, [id]);
     await this.adjustCount(tx, resource, -1, -1);
   }
 
   /** Marks an entry deleted and takes it out of the live uniqueness rules. */
   async softDelete(tx: Executor, resource: ResourceDefinition, id: number, now: string): Promise<void> {
-    if (resource.deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
-    const flag = resource.fields[resource.deletion.flagField];
-    if (flag === undefined) throw new Error(`${resource.name} has no field ${resource.deletion.flagField}`);
-    await (tx as AnyDb)
-      .updateTable(resource.table)
-      .set({ [flag.column]: 1, [resource.deletion.liveColumn]: null, updated_at: now })
-      .where('id', '=', id)
-      .execute();
+    const deletion = resource.deletion;
+    if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
+    const flag = resource.fields[deletion.flagField];
+    if (flag === undefined) throw new Error(`${resource.name} has no field ${deletion.flagField}`);
+    const query = this.queries.get(`soft delete ${resource.table}`, (slot) =>
+      (tx as AnyDb)
+        .updateTable(resource.table)
+        .set({ [flag.column]: 1, [deletion.liveColumn]: null, updated_at: slot(0) })
+        .where('id', '=', slot(1)),
+    );
+    await query.execute(tx, [now, id]);
     await this.adjustCount(tx, resource, 0, -1);
   }
 
@@ -169,20 +228,32 @@ export class ResourceStore {
     values: Record<string, unknown>,
     exceptId: number | undefined,
   ): Promise<boolean> {
-    let query = (tx as AnyDb).selectFrom(resource.table).select('id');
-    for (const name of rule.fields) {
+    const fields = rule.fields.map((name) => {
       const field = resource.fields[name];
       if (field === undefined) throw new Error(`${resource.name} has no field ${name}`);
-      query = query.where(field.column, '=', field.type.toColumn(values[name]));
-    }
-    if (rule.amongLive && resource.deletion.mode === 'soft') query = query.where(resource.deletion.liveColumn, '=', 1);
-    if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
-    return (await query.limit(1).executeTakeFirst()) !== undefined;
+      return field;
+    });
+    const amongLive = rule.amongLive && resource.deletion.mode === 'soft' ? resource.deletion.liveColumn : undefined;
+    const query = this.queries.get(`taken ${resource.table} ${rule.fields.join(',')} ${amongLive ?? '-'} ${exceptId !== undefined}`, (slot) => {
+      let select = (tx as AnyDb).selectFrom(resource.table).select('id');
+      fields.forEach((field, index) => {
+        select = select.where(field.column, '=', slot(index));
+      });
+      if (amongLive !== undefined) select = select.where(amongLive, '=', 1);
+      if (exceptId !== undefined) select = select.where('id', '<>', slot(fields.length));
+      return select.limit(1);
+    });
+    const slots = rule.fields.map((name, index) => fields[index]!.type.toColumn(values[name]));
+    if (exceptId !== undefined) slots.push(exceptId);
+    return (await query.execute(tx, slots)).rows.length > 0;
   }
 
   async referenceState(tx: Executor, resource: ResourceDefinition, id: number): Promise<ReferenceState> {
     const columns = resource.deletion.mode === 'soft' ? ['id', resource.deletion.liveColumn] : ['id'];
-    const row = await (tx as AnyDb).selectFrom(resource.table).select(columns).where('id', '=', id).executeTakeFirst();
+    const query = this.queries.get(`reference ${resource.table}`, (slot) =>
+      (tx as AnyDb).selectFrom(resource.table).select(columns).where('id', '=', slot(0)),
+    );
+    const row = (await query.execute(tx, [id])).rows[0] as Record<string, unknown> | undefined;
     if (row === undefined) return 'missing';
     if (resource.deletion.mode === 'soft' && row[resource.deletion.liveColumn] === null) return 'deleted';
     return 'live';
@@ -192,14 +263,11 @@ export class ResourceStore {
   async idsReferencing(tx: Executor, resource: ResourceDefinition, field: string, id: number, max: number): Promise<number[]> {
     const column = resource.fields[field]?.column;
     if (column === undefined) throw new Error(`${resource.name} has no field ${field}`);
-    const rows = await (tx as AnyDb)
-      .selectFrom(resource.table)
-      .select('id')
-      .where(column, '=', id)
-      .orderBy('id')
-      .limit(max)
-      .execute();
-    return rows.map((row: { id: unknown }) => Number(row.id));
+    const query = this.queries.get(`referencing ${resource.table} ${column}`, (slot) =>
+      (tx as AnyDb).selectFrom(resource.table).select('id').where(column, '=', slot(0)).orderBy('id').limit(slot(1)),
+    );
+    const rows = (await query.execute(tx, [id, max])).rows as { id: unknown }[];
+    return rows.map((row) => Number(row.id));
   }
 
   /**

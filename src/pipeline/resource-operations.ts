@@ -2,18 +2,22 @@
 // resource. A write is checked (rule, references, uniqueness) and applied inside one
 // transaction, so that a refused request changes nothing.
 import { ApiError, apiError, fieldProblem, validationFailed, type FieldProblem } from '../http/api-error.js';
-import { entityTag, ifMatchHolds, ifNoneMatchHolds } from '../http/entity-tag.js';
+import { entityTag, entityTagOfJson, ifMatchHolds, ifNoneMatchHolds } from '../http/entity-tag.js';
 import { message } from '../http/messages.js';
+import { classifyDatabaseError } from '../db/database-errors.js';
 import type { Entry, Executor, ResourceStore } from '../db/resource-store.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { findResource, referencesTo } from '../registry/resources.js';
+import type { CachedEntry, EntryCache } from './entry-cache.js';
 import { parseListQuery } from './list-query.js';
 import type { RequestTarget } from './request-target.js';
 import { validateBody, type WriteMode } from './validate-body.js';
 
 export interface Outcome {
   status: number;
-  body: unknown;
+  /** The body as sent: JSON text unless the headers name another content type. An entry is
+   * serialized once, for both its tag and the body. */
+  body?: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -36,29 +40,57 @@ function notFound(resource: ResourceDefinition, id: number): ApiError {
   return apiError('NOT_FOUND', 'entry.notFound', { id, resource: resource.name });
 }
 
+/** An entry as responses show it: its JSON text, once, and the tag computed over that text. */
+function shownEntry(entry: Entry): CachedEntry {
+  const json = JSON.stringify(entry);
+  return { json, etag: entityTagOfJson(json) };
+}
+
 function now(): string {
   return new Date().toISOString();
 }
 
 export class ResourceOperations {
-  constructor(private readonly store: ResourceStore) {}
+  constructor(
+    private readonly store: ResourceStore,
+    private readonly cache: EntryCache | undefined,
+  ) {}
 
   async list(target: RequestTarget, query: Record<string, unknown>): Promise<Outcome> {
     const resource = target.resource!;
     const list = parseListQuery(resource, query);
     const { items, total } = await this.store.list(this.store.db, resource, list);
-    return { status: 200, body: { items, total, limit: list.limit, offset: list.offset } };
+    return { status: 200, body: JSON.stringify({ items, total, limit: list.limit, offset: list.offset }) };
   }
 
   async read(target: RequestTarget, preconditions: Preconditions = {}): Promise<Outcome> {
     const resource = target.resource!;
-    const entry = await this.store.findById(this.store.db, resource, target.id!);
-    if (entry === undefined) throw notFound(resource, target.id!);
-    const etag = entityTag(entry);
+    const id = target.id!;
+    const shown = (await this.cache?.get(resource.table, id)) ?? (await this.readEntry(resource, id));
+    const etag = shown.etag;
     if (preconditions.ifNoneMatch !== undefined && !ifNoneMatchHolds(preconditions.ifNoneMatch, etag)) {
-      return { status: 304, headers: { etag }, body: undefined };
+      return { status: 304, headers: { etag } };
     }
-    return { status: 200, headers: { etag }, body: { item: entry } };
+    return { status: 200, headers: { etag }, body: `{"item":${shown.json}}` };
+  }
+
+  private async readEntry(resource: ResourceDefinition, id: number): Promise<CachedEntry> {
+    const ticket = this.cache?.ticket();
+    const entry = await this.store.findById(this.store.db, resource, id);
+    if (entry === undefined) throw notFound(resource, id);
+    const shown = shownEntry(entry);
+    if (ticket !== undefined) this.cache?.fill(resource.table, id, shown, ticket);
+    return shown;
+  }
+
+  /** Runs a change of an existing entry with the cached copy out of the way (see EntryCache). */
+  private async changing<T>(resource: ResourceDefinition, id: number, change: () => Promise<T>): Promise<T> {
+    this.cache?.invalidate(resource.table, id);
+    try {
+      return await change();
+    } finally {
+      this.cache?.invalidate(resource.table, id);
+    }
   }
 
   async write(target: RequestTarget, mode: WriteMode, body: unknown, preconditions: Preconditions = {}): Promise<Outcome> {
@@ -66,7 +98,7 @@ export class ResourceOperations {
     const values = validateBody(resource, body, mode, target.id);
     const sent = new Set(Object.keys(body as object).filter((name) => name in values));
 
-    const entry = await this.store.transaction(async (tx) => {
+    const transaction = () => this.store.transaction(async (tx) => {
       const existing = mode === 'create' ? undefined : await this.store.findById(tx, resource, target.id!, true);
       if (mode !== 'create' && existing === undefined) throw notFound(resource, target.id!);
       if (existing !== undefined) refuseIfChanged(preconditions, existing);
@@ -75,30 +107,42 @@ export class ResourceOperations {
       const problems = await this.checkEntry(tx, resource, candidate, sent, existing?.id);
       problems.push(...(await this.checkReferences(tx, resource, values)));
       if (problems.length > 0) throw validationFailed(problems);
-      await this.checkUnique(tx, resource, candidate, existing);
 
       const row = this.writableValues(resource, candidate, values, mode);
-      const id = existing?.id ?? (await this.store.insert(tx, resource, row, now()));
-      if (existing !== undefined) await this.store.update(tx, resource, id, row, now());
-      return (await this.store.findById(tx, resource, id)) as Entry;
+      const apply = (): Promise<Entry> =>
+        existing === undefined ? this.store.insert(tx, resource, row, now()) : this.store.update(tx, resource, existing.id, row, now());
+      if (!this.store.capabilities.statementRollback) {
+        await this.checkUnique(tx, resource, candidate, existing);
+        return apply();
+      }
+      // The unique indexes find a conflict in the write itself; only then are the rules
+      // looked at one by one, to name the fields of each rule that conflicts.
+      try {
+        return await apply();
+      } catch (error) {
+        if (classifyDatabaseError(error) === 'unique') await this.checkUnique(tx, resource, candidate, existing);
+        throw error;
+      }
     });
+    const entry = mode === 'create' ? await transaction() : await this.changing(resource, target.id!, transaction);
 
-    const etag = entityTag(entry);
+    const { json, etag } = shownEntry(entry);
+    const named = `"id":${entry.id},"resource":${JSON.stringify(resource.name)}`;
     if (mode === 'create') {
       return {
         status: 201,
         headers: { location: `/${target.lang}/api/config/${resource.name}/${entry.id}`, etag },
-        body: { id: entry.id, resource: resource.name, item: entry },
+        body: `{${named},"item":${json}}`,
       };
     }
-    return { status: 200, headers: { etag }, body: { id: entry.id, resource: resource.name, updated: true, item: entry } };
+    return { status: 200, headers: { etag }, body: `{${named},"updated":true,"item":${json}}` };
   }
 
   async remove(target: RequestTarget, preconditions: Preconditions = {}): Promise<Outcome> {
     const resource = target.resource!;
     const id = target.id!;
     const deletion = resource.deletion;
-    await this.store.transaction(async (tx) => {
+    await this.changing(resource, id, () => this.store.transaction(async (tx) => {
       const existing = await this.store.findById(tx, resource, id, true);
       if (existing === undefined) throw notFound(resource, id);
       refuseIfChanged(preconditions, existing);
@@ -109,8 +153,8 @@ export class ResourceOperations {
       await this.refuseIfReferenced(tx, resource, id);
       if (deletion.mode === 'soft') await this.store.softDelete(tx, resource, id, now());
       else await this.store.remove(tx, resource, id);
-    });
-    return { status: 200, body: { id, deleted: true, mode: deletion.mode } };
+    }));
+    return { status: 200, body: JSON.stringify({ id, deleted: true, mode: deletion.mode }) };
   }
 
   private async checkEntry(

@@ -5,11 +5,14 @@ import { ConfigError, connectOptions, type Config } from '../config.js';
 import { connectDatabase, type DatabaseHandle } from '../db/connect.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { ResourceStore } from '../db/resource-store.js';
+import { EntryCache } from '../pipeline/entry-cache.js';
 import { RESOURCES } from '../registry/resources.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: ResourceStore;
+    /** Serialized entries for GET by id; undefined where the backend cannot keep one coherent. */
+    entryCache: EntryCache | undefined;
     /** For readiness and pool metrics; requests go through `store`. */
     database: DatabaseHandle;
   }
@@ -30,6 +33,8 @@ export default fp<{ config: Config }>(
       );
     }
     app.decorate('store', store);
+    const marker = handle.changeMarker;
+    app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker) : undefined);
     app.decorate('database', handle);
   },
   { name: 'database', dependencies: ['secret-box'] },

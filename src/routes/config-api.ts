@@ -16,7 +16,7 @@ function refuseQuery(request: FastifyRequest): void {
 }
 
 export default async function configApiRoutes(app: FastifyInstance): Promise<void> {
-  const operations = new ResourceOperations(app.store);
+  const operations = new ResourceOperations(app.store, app.entryCache);
   routeShape(app, '/:lang/api/config/:resource', 'collection', async (target, request) => {
     if (request.method !== 'POST') return operations.list(target, request.query as Record<string, unknown>);
     refuseQuery(request);

@@ -12,6 +12,8 @@ declare module 'fastify' {
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+// What Fastify would have said for an object body; the pipeline hands over JSON text.
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 function isJson(contentType: string | undefined): boolean {
   const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
@@ -27,22 +29,28 @@ export function routeShape(
   app.route({
     method: app.supportedMethods,
     url,
-    onRequest: async (request, reply) => {
-      const target = resolveTarget(shape, request.params as Record<string, string>, request.method);
-      request.target = target;
-      if (request.method === 'OPTIONS') {
-        return reply.code(204).header('allow', ALLOWED_METHODS[shape].join(', ')).send();
+    // Callback style, as the plugins' hooks: no promise per request.
+    onRequest: (request, reply, done) => {
+      try {
+        request.target = resolveTarget(shape, request.params as Record<string, string>, request.method);
+        // Checked before the body is read, so that a body in another format is a clean 415.
+        if (BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
+          throw apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
+        }
+      } catch (error) {
+        done(error as Error);
+        return;
       }
-      // Checked before the body is read, so that a body in another format is a clean 415.
-      if (BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
-        throw apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
-      }
-      return undefined;
+      // Answered here: the request goes no further, so done() is not called.
+      if (request.method === 'OPTIONS') reply.code(204).header('allow', ALLOWED_METHODS[shape].join(', ')).send();
+      else done();
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const outcome = await handle(request.target!, request);
       if (outcome.headers !== undefined) reply.headers(outcome.headers);
-      return reply.code(outcome.status).send(outcome.body);
+      reply.code(outcome.status);
+      if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
+      return reply.send(outcome.body);
     },
   });
 }

@@ -1,0 +1,88 @@
+// Group commit for a database that runs one write transaction at a time (SQLite). Each COMMIT
+// waits for an fsync of the log, which, one write per transaction, caps durable writes at a
+// few hundred to a couple of thousand a second. Writes that arrive together share one
+// transaction instead: each runs in a savepoint of its own, so that a refused write undoes
+// only itself, and every write of the group is answered after the one COMMIT has made them
+// all durable. Nothing is acknowledged before its COMMIT; if the COMMIT (or the transaction)
+// fails, every write of the group fails with it and none is acknowledged.
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from './database-schema.js';
+
+type Work<T> = (tx: Kysely<Database>) => Promise<T>;
+
+interface Pending {
+  work: Work<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+// Bounds the wait of the first write of a group behind the others.
+const GROUP_MAX = 256;
+
+const SAVEPOINT = CompiledQuery.raw('savepoint write_in_group');
+const RELEASE = CompiledQuery.raw('release savepoint write_in_group');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint write_in_group');
+
+export class CommitGroup {
+  private readonly queue: Pending[] = [];
+  private draining = false;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) {
+        this.draining = true;
+        // After the I/O callbacks of this event-loop turn: the writes they started join.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) await this.commit(this.queue.splice(0, GROUP_MAX));
+    this.draining = false;
+  }
+
+  private async commit(group: Pending[]): Promise<void> {
+    let results: Result[];
+    try {
+      results = await this.runGroup(group);
+    } catch (error) {
+      for (const pending of group) pending.reject(error);
+      return;
+    }
+    group.forEach((pending, index) => {
+      const result = results[index]!;
+      if (result.ok) pending.resolve(result.value);
+      else pending.reject(result.error);
+    });
+  }
+
+  /** Resolves once the group is committed, with each write's own outcome; rejects if the
+   * transaction as a whole failed. */
+  private async runGroup(group: Pending[]): Promise<Result[]> {
+    const tx = await this.db.startTransaction().execute();
+    try {
+      const results: Result[] = [];
+      for (const pending of group) {
+        await tx.executeQuery(SAVEPOINT);
+        try {
+          results.push({ ok: true, value: await pending.work(tx) });
+        } catch (error) {
+          await tx.executeQuery(ROLLBACK_TO);
+          results.push({ ok: false, error });
+        }
+        await tx.executeQuery(RELEASE);
+      }
+      await tx.commit().execute();
+      return results;
+    } catch (error) {
+      if (!tx.isCommitted && !tx.isRolledBack) await tx.rollback().execute().catch(() => undefined);
+      throw error;
+    }
+  }
+}

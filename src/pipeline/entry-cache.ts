@@ -1,0 +1,83 @@
+// Entries as GET by id sends them (JSON text and entity tag), kept in memory so that what
+// dashboards poll skips the database: reading a row costs more than the rest of the request.
+//
+// The cache must never answer with an entry older than one a client has already seen:
+// - Writes of this process invalidate before their transaction starts and again after it
+//   ends, and a read fills the cache only if no write began or ended while it read.
+// - Commits of other processes (cluster workers, a second instance, an operator's sqlite3
+//   shell) are seen through the database's change marker (SQLite's data_version), checked
+//   once per event-loop turn, before the first cached answer of the turn: the cache is
+//   dropped whenever the marker moved. A request is then answered as of the start of the
+//   turn it is handled in.
+// Where the database has no such marker (PostgreSQL, MariaDB: other instances write without
+// this one knowing), there is no cache.
+
+export interface CachedEntry {
+  /** The entry's JSON text, as in `{"item": …}`. */
+  readonly json: string;
+  readonly etag: string;
+}
+
+export class EntryCache {
+  private readonly entries = new Map<string, CachedEntry>();
+  /** Moves whenever a write of this process begins or ends, or the cache is dropped. */
+  private generation = 0;
+  private marker: unknown;
+  private turnChecked: Promise<void> | undefined;
+
+  constructor(
+    private readonly capacity: number,
+    /** A value that changes whenever another connection commits to the database. */
+    private readonly changeMarker: () => Promise<unknown>,
+  ) {}
+
+  private key(table: string, id: number): string {
+    return `${table}/${id}`;
+  }
+
+  /** Resolves once the cache reflects every commit other connections made before this turn. */
+  private checkTurn(): Promise<void> {
+    if (this.turnChecked === undefined) {
+      this.turnChecked = this.changeMarker().then((marker) => {
+        if (marker !== this.marker) {
+          this.marker = marker;
+          this.drop();
+        }
+      });
+      setImmediate(() => {
+        this.turnChecked = undefined;
+      });
+    }
+    return this.turnChecked;
+  }
+
+  async get(table: string, id: number): Promise<CachedEntry | undefined> {
+    await this.checkTurn();
+    return this.entries.get(this.key(table, id));
+  }
+
+  /** Taken before reading an entry from the database; `fill` needs it back. */
+  ticket(): number {
+    return this.generation;
+  }
+
+  /** Keeps what was read under `ticket`, unless a write began or ended since. */
+  fill(table: string, id: number, entry: CachedEntry, ticket: number): void {
+    if (ticket !== this.generation) return;
+    // Oldest first: dashboards re-read the same entries, which a refill brings back.
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(this.key(table, id), entry);
+  }
+
+  /** Called when a change of an existing entry begins, and again when it has ended, however
+   * it ended. (A create needs neither: no entry it could change was ever cached.) */
+  invalidate(table: string, id: number): void {
+    this.generation += 1;
+    this.entries.delete(this.key(table, id));
+  }
+
+  private drop(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+}
