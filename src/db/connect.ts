@@ -124,14 +124,34 @@ function sqlitePath(url: string): string {
   return path;
 }
 
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** Switching a file to WAL takes an exclusive lock, and SQLite refuses it at once (SQLITE_BUSY,
+ * without its busy handler) while another process starting on the same new file holds a lock:
+ * try again for as long as the busy timeout. */
+function enterWalMode(database: SqliteDatabase.Database): void {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      // Startup is synchronous here; a short blocking pause is what the busy handler does too.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40);
+    }
+  }
+}
+
 function sqlite(url: string, options: ConnectOptions): Backend {
   const path = sqlitePath(url);
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const database = new SqliteDatabase(path);
   // First: another process starting on the same file may hold a lock for a moment.
-  database.pragma('busy_timeout = 5000');
-  if (!inMemory) database.pragma('journal_mode = WAL');
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  if (!inMemory) enterWalMode(database);
   database.pragma(`synchronous = ${options.sqliteSynchronous}`);
   database.pragma('foreign_keys = ON');
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
