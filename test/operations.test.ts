@@ -153,6 +153,13 @@ describe('metrics', () => {
       assert.equal(sampleValue(after, 'http_request_duration_seconds_count', labels), 3);
       assert.ok(sampleValue(after, 'http_request_duration_seconds_sum', labels) > 0);
       assert.equal(sampleValue(after, 'http_request_duration_seconds_bucket', { ...labels, le: '+Inf' }), 3);
+      // Buckets are cumulative: each counts the requests at or under its bound.
+      const buckets = samples(after).filter(
+        (s) => s.name === 'http_request_duration_seconds_bucket' && s.labels.route === ITEM_ROUTE && s.labels.method === 'GET' && s.labels.status === '200',
+      );
+      assert.equal(buckets.length, 14, '13 bounds and +Inf');
+      buckets.forEach((bucket, index) => assert.ok(index === 0 || bucket.value >= buckets[index - 1]!.value, `bucket le=${bucket.labels.le} is cumulative`));
+      assert.equal(sampleValue(after, 'http_request_duration_seconds_bucket', { ...labels, le: '10' }), 3, 'a cached GET takes less than 10 s');
 
       const routes = new Set(samples(after).map((s) => s.labels.route).filter(Boolean));
       for (const route of routes) assert.ok(route === 'unmatched' || route!.startsWith('/'), route);

@@ -3,10 +3,11 @@
 // registry, so that several apps in one process (tests) or several workers never mix.
 import cluster from 'node:cluster';
 import fp from 'fastify-plugin';
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { clusterMetricsSource } from '../cluster/cluster-metrics.js';
 import type { PoolStatistics } from '../db/connect.js';
 import { routeLabel } from '../http/route-label.js';
+import { RequestMetrics } from '../metrics/request-metrics.js';
 
 export interface MetricsExposition {
   readonly contentType: string;
@@ -46,24 +47,17 @@ export default fp(
   async (app) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const labelNames = ['method', 'route', 'status'] as const;
-    const requests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by route pattern, method and status.',
-      labelNames,
-      registers: [registry],
-    });
-    const latency = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving a request to the end of its response, by route pattern, method and status.',
-      labelNames,
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
+    const requests = new RequestMetrics(LATENCY_BUCKETS);
+    requests.register(
+      registry,
+      { requests: 'http_requests_total', latency: 'http_request_duration_seconds' },
+      {
+        requests: 'HTTP requests answered, by route pattern, method and status.',
+        latency: 'Time from receiving a request to the end of its response, by route pattern, method and status.',
+      },
+    );
     app.addHook('onResponse', (request, reply, done) => {
-      const labels = { method: request.method, route: routeLabel(request), status: String(reply.statusCode) };
-      requests.inc(labels);
-      latency.observe(labels, reply.elapsedTime / 1000);
+      requests.record(request.method, routeLabel(request), reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
 
