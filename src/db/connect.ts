@@ -49,9 +49,10 @@ export interface DatabaseHandle {
   ping(timeoutMs: number): Promise<void>;
   /** The connection pool's figures now; undefined for embedded SQLite, which has no pool. */
   readonly poolStatistics: (() => PoolStatistics) | undefined;
-  /** A value that changes whenever another connection commits, where the database tells it
-   * cheaply (SQLite's data_version); undefined where it does not (PostgreSQL, MariaDB). */
-  readonly changeMarker: (() => Promise<unknown>) | undefined;
+  /** A value that changes whenever another connection commits, read synchronously where an
+   * embedded database tells it without a round trip (SQLite's data_version); undefined where
+   * it cannot (PostgreSQL, MariaDB). */
+  readonly changeMarker: (() => unknown) | undefined;
 }
 
 export interface PoolStatistics {
@@ -80,8 +81,8 @@ interface Backend {
   rowLocks: boolean;
   statementRollback: boolean;
   poolStatistics?: () => PoolStatistics;
-  /** The statement whose single value is the change marker (see DatabaseHandle). */
-  changeMarker?: CompiledQuery;
+  /** See DatabaseHandle. */
+  changeMarker?: () => unknown;
 }
 
 // A deferred BEGIN takes the write lock only at the first write: when another process (a
@@ -155,13 +156,16 @@ function sqlite(url: string, options: ConnectOptions): Backend {
   database.pragma(`synchronous = ${options.sqliteSynchronous}`);
   database.pragma('foreign_keys = ON');
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
+  const dataVersion = database.prepare('pragma data_version').pluck();
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return {
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
     description: inMemory ? 'sqlite (in memory)' : `sqlite (${path})`,
     rowLocks: false,
     statementRollback: true,
-    changeMarker: CompiledQuery.raw('pragma data_version'),
+    // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
+    // statement runs synchronously, so never in the middle of another one.
+    changeMarker: () => dataVersion.get(),
   };
 }
 
@@ -303,7 +307,6 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     description,
     ping: (timeoutMs) => ping(db, timeoutMs),
     poolStatistics,
-    changeMarker:
-      changeMarker === undefined ? undefined : () => db.executeQuery(changeMarker).then((result) => Object.values(result.rows[0] as object)[0]),
+    changeMarker,
   };
 }

@@ -66,7 +66,7 @@ export class ResourceOperations {
   async read(target: RequestTarget, preconditions: Preconditions = {}): Promise<Outcome> {
     const resource = target.resource!;
     const id = target.id!;
-    const shown = (await this.cache?.get(resource.table, id)) ?? (await this.readEntry(resource, id));
+    const shown = this.cache?.get(resource.table, id) ?? (await this.readEntry(resource, id));
     const etag = shown.etag;
     if (preconditions.ifNoneMatch !== undefined && !ifNoneMatchHolds(preconditions.ifNoneMatch, etag)) {
       return { status: 304, headers: { etag } };
