@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { RequestLogController } from './logging/request-log-controller.js';
+import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
 import authenticationPlugin from './plugins/authentication.js';
 import databasePlugin from './plugins/database.js';
 import jsonBodyPlugin from './plugins/json-body.js';
@@ -26,6 +27,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
+      stream: turnBatchedStdout(),
       // Belt and braces: no credential or body is ever serialized into a log line.
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'body'], censor: '[redacted]' },
       serializers: {
