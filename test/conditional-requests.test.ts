@@ -121,3 +121,36 @@ describe('concurrent writers', () => {
     );
   });
 });
+
+// SQLite keeps GET by id answers in memory (ENTRY_CACHE_SIZE); elsewhere this runs uncached.
+describe('GET by id with an entry cache smaller than the entries read', () => {
+  const small = serverPerSuite({ env: { ENTRY_CACHE_SIZE: '4' } });
+
+  test('entries are evicted and read again, and every answer follows the latest write', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await small.request('POST', TAGS, { body: { name: `small-cache-${i}` } })).body.id);
+    const expected = new Map<number, { color: string; etag: string | null }>();
+    for (let round = 1; round <= 3; round++) {
+      for (const [index, id] of ids.entries()) {
+        const read = await small.request('GET', `${TAGS}/${id}`);
+        assert.equal(read.status, 200);
+        const known = expected.get(id);
+        if (known !== undefined) {
+          assert.equal(read.body.item.color, known.color, `tag ${id}, round ${round}`);
+          assert.equal(read.headers.get('etag'), known.etag);
+        }
+        if ((index + round) % 2 === 0) {
+          const color = `#0000${String(round).padStart(2, '0')}`;
+          const patched = await small.request('PATCH', `${TAGS}/${id}`, { body: { color } });
+          assert.equal(patched.status, 200);
+          expected.set(id, { color, etag: patched.headers.get('etag') });
+          const again = await small.request('GET', `${TAGS}/${id}`);
+          assert.equal(again.body.item.color, color);
+          assert.equal(again.headers.get('etag'), patched.headers.get('etag'));
+        } else {
+          expected.set(id, { color: read.body.item.color, etag: read.headers.get('etag') });
+        }
+      }
+    }
+  });
+});
