@@ -21,6 +21,7 @@ import {
 import { createPool as createMysqlPool } from 'mysql2';
 import pg from 'pg';
 import { ConfigError } from '../config.js';
+import { makeRoom } from './bounded-map.js';
 import type { Database } from './database-schema.js';
 
 export interface DatabaseCapabilities {
@@ -155,8 +156,8 @@ function sqlite(url: string, options: ConnectOptions): Backend {
   if (!inMemory) enterWalMode(database);
   database.pragma(`synchronous = ${options.sqliteSynchronous}`);
   database.pragma('foreign_keys = ON');
-  // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   const dataVersion = database.prepare('pragma data_version').pluck();
+  // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return {
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
@@ -182,7 +183,7 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
       let statement = statements.get(sql);
       if (statement === undefined) {
         statement = database.prepare(sql);
-        if (statements.size >= STATEMENTS_KEPT) statements.delete(statements.keys().next().value as string);
+        makeRoom(statements, STATEMENTS_KEPT);
         statements.set(sql, statement);
       }
       return statement;

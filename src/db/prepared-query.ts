@@ -3,6 +3,7 @@
 // resource and kind of query), so each shape is compiled once, by the dialect's own compiler,
 // with numbered slots where a call's values go; a call only fills the slots.
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import { makeRoom } from './bounded-map.js';
 
 /** Stands for the value of slot `index` while a shape is compiled. */
 class Slot {
@@ -46,7 +47,7 @@ export class PreparedQueries {
     let query = this.shapes.get(key);
     if (query === undefined) {
       query = PreparedQuery.compile(build);
-      if (this.shapes.size >= SHAPES_KEPT) this.shapes.delete(this.shapes.keys().next().value as string);
+      makeRoom(this.shapes, SHAPES_KEPT);
       this.shapes.set(key, query);
     }
     return query;

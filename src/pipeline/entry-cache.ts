@@ -14,6 +14,8 @@
 // Where the database has no such marker (PostgreSQL, MariaDB: other instances write without
 // this one knowing), there is no cache.
 
+import { makeRoom } from '../db/bounded-map.js';
+
 export interface CachedEntry {
   /** The entry's JSON text, as in `{"item": …}`. */
   readonly json: string;
@@ -64,20 +66,9 @@ export class EntryCache {
   /** Keeps what was read under `ticket`, unless a write began or ended since. */
   fill(table: string, id: number, entry: CachedEntry, ticket: number): void {
     if (ticket !== this.generation) return;
-    if (this.entries.size >= this.capacity) this.evictOldest();
+    // Oldest first: dashboards re-read the same entries, which a refill brings back.
+    makeRoom(this.entries, this.capacity);
     this.entries.set(this.key(table, id), entry);
-  }
-
-  /** Oldest first: dashboards re-read the same entries, which a refill brings back. A tenth
-   * goes at once: a Map keeps a hole where each deleted entry was until it rehashes, and
-   * walking past thousands of them to reach the oldest entry at every fill cost more than
-   * the rest of a read (6% of a GET at a million servers). */
-  private evictOldest(): void {
-    let count = Math.max(1, Math.floor(this.capacity / 10));
-    for (const key of this.entries.keys()) {
-      this.entries.delete(key);
-      if (--count === 0) break;
-    }
   }
 
   /** Called when a change of an existing entry begins, and again when it has ended, however
