@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
+import { residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
@@ -80,12 +81,6 @@ function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
     child.once('exit', () => done());
     child.kill(signal);
   });
-}
-
-function residentMegabytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
 }
 
 /** The ceiling: what node:http alone does with a body of the same size and status, served
@@ -225,7 +220,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling });
     }
-    const rss = residentMegabytes(child.pid!);
+    const rss = Math.round(residentMegabytes(child.pid!));
     notes.push(`${rows} servers: resident memory of the service after the run ${rss} MB`);
 
     // Every acknowledged create must survive a kill -9.
