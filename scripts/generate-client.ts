@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildOpenApiDocument } from '../src/openapi/build-openapi-document.js';
+import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const CLIENT_TYPES_FILE = join(ROOT, 'client', 'schema.d.ts');
@@ -18,7 +19,7 @@ export function generateClientTypes(outputFile: string): void {
   try {
     const input = join(scratch, 'openapi.json');
     // English: the client's doc comments are read by developers, not by the platform's users.
-    writeFileSync(input, JSON.stringify(buildOpenApiDocument(version, 'en'), null, 2));
+    writeFileSync(input, JSON.stringify(buildOpenApiDocument(DEFAULT_REGISTRY, version, 'en'), null, 2));
     // Run from the scratch folder, so that the project's redocly.yaml (lint settings) is not
     // taken as openapi-typescript's configuration.
     // --default-non-nullable=false: a field with a default may be left out of a request body.

@@ -3,15 +3,17 @@
 // @apidevtools/swagger-parser. Any error or warning fails. The test suite runs the same
 // checks on the documents a running server serves.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { buildOpenApiDocument } from '../src/openapi/build-openapi-document.js';
+import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 // A fixed place, because .redocly.lint-ignore.yaml names its exceptions by file.
 const LINT_DIR = join(ROOT, 'test-artifacts', 'openapi');
+const LOCK_STALE_MS = 60_000;
 const REDOCLY = join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
 
 export interface LintReport {
@@ -63,10 +65,33 @@ async function swaggerParserProblems(document: object): Promise<string> {
   }
 }
 
+/** Runs `work` while holding the lint folder: test files that run side by side each lint
+ * their own documents, under the one file name the ignore list knows. */
+async function holdingLintFolder<T>(work: () => Promise<T>): Promise<T> {
+  const lock = join(LINT_DIR, '.lock');
+  mkdirSync(LINT_DIR, { recursive: true });
+  const deadline = Date.now() + 2 * LOCK_STALE_MS;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || Date.now() > deadline) throw error;
+      // A lint takes seconds: an older lock was left by a run that was killed.
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs! > LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      await new Promise((done) => setTimeout(done, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Lints documents by language, e.g. `{ en, fr }` as a server serves them. */
 export async function lintOpenApiDocuments(documents: Record<string, object>): Promise<LintReport[]> {
-  mkdirSync(LINT_DIR, { recursive: true });
-  return Promise.all(
+  return holdingLintFolder(() => Promise.all(
     Object.entries(documents).map(async ([language, document]) => {
       const file = join(LINT_DIR, `openapi.${language}.json`);
       // Pretty-printed, so that a problem's line number means something to a reader.
@@ -74,7 +99,7 @@ export async function lintOpenApiDocuments(documents: Record<string, object>): P
       const [lint, swaggerParser] = await Promise.all([redoclyLint(file), swaggerParserProblems(document)]);
       return { ...lint, swaggerParser };
     }),
-  );
+  ));
 }
 
 export function reportIsClean(report: LintReport): boolean {
@@ -83,7 +108,7 @@ export function reportIsClean(report: LintReport): boolean {
 
 async function main(): Promise<void> {
   const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const reports = await lintOpenApiDocuments({ en: buildOpenApiDocument(version, 'en'), fr: buildOpenApiDocument(version, 'fr') });
+  const reports = await lintOpenApiDocuments({ en: buildOpenApiDocument(DEFAULT_REGISTRY, version, 'en'), fr: buildOpenApiDocument(DEFAULT_REGISTRY, version, 'fr') });
   for (const report of reports) {
     process.stdout.write(
       `${relative(ROOT, report.file)}: redocly ${report.errors} error(s), ${report.warnings} warning(s), ${report.ignored} ignored ` +

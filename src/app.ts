@@ -1,29 +1,46 @@
-// Builds the application: plugins first, then routes (the layout of fastify/demo).
+// Builds the application: plugins first, then routes (the layout of fastify/demo). Everything
+// the routes serve comes from the registry it is given: the contract's resources, unless a
+// test (or a fork) adds its own, with the migrations that create their tables.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
+import type { Migration } from './db/migrations/ddl.js';
+import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
-import authenticationPlugin from './plugins/authentication.js';
-import databasePlugin from './plugins/database.js';
-import jsonBodyPlugin from './plugins/json-body.js';
-import metricsPlugin from './plugins/metrics.js';
-import connectionDrainPlugin from './plugins/connection-drain.js';
-import problemResponsesPlugin, { frameworkErrorHandler } from './plugins/problem-responses.js';
-import rateLimitPlugin from './plugins/rate-limit.js';
-import requestIdPlugin from './plugins/request-id.js';
-import requestLanguagePlugin from './plugins/request-language.js';
-import secretBoxPlugin from './plugins/secret-box.js';
-import configApiRoutes from './routes/config-api.js';
-import docsRoutes from './routes/docs.js';
-import healthRoutes from './routes/health.js';
-import metricsRoutes from './routes/metrics.js';
-import openApiRoutes from './routes/openapi.js';
+import authenticationPlugin from './http/plugins/authentication.js';
+import databasePlugin from './http/plugins/database.js';
+import jsonBodyPlugin from './http/plugins/json-body.js';
+import metricsPlugin from './http/plugins/metrics.js';
+import connectionDrainPlugin from './http/plugins/connection-drain.js';
+import problemResponsesPlugin, { frameworkErrorHandler } from './http/plugins/problem-responses.js';
+import rateLimitPlugin from './http/plugins/rate-limit.js';
+import requestIdPlugin from './http/plugins/request-id.js';
+import requestLanguagePlugin from './http/plugins/request-language.js';
+import secretBoxPlugin from './http/plugins/secret-box.js';
+import configApiRoutes from './http/routes/config-api.js';
+import docsRoutes from './http/routes/docs.js';
+import healthRoutes from './http/routes/health.js';
+import metricsRoutes from './http/routes/metrics.js';
+import openApiRoutes from './http/routes/openapi.js';
 
 // A caller's request id is kept only if it cannot smuggle anything into a log line.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export async function buildApp(config: Config): Promise<FastifyInstance> {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The resources this app serves. */
+    registry: Registry;
+  }
+}
+
+export interface AppOptions {
+  registry?: Registry;
+  /** Every migration, in order; the service's own by default. */
+  migrations?: Readonly<Record<string, Migration>>;
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -62,6 +79,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     onConstructorPoisoning: 'error',
   });
 
+  const registry = options.registry ?? DEFAULT_REGISTRY;
+  app.decorate('registry', registry);
   app.decorateRequest('routeFacts', null);
   await app.register(requestLanguagePlugin);
   await app.register(requestIdPlugin);
@@ -73,7 +92,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(authenticationPlugin, { tokens: config.apiTokens });
   await app.register(jsonBodyPlugin);
   await app.register(secretBoxPlugin, { config });
-  await app.register(databasePlugin, { config });
+  await app.register(databasePlugin, { config, registry, ...(options.migrations === undefined ? {} : { migrations: options.migrations }) });
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);

@@ -3,8 +3,8 @@
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
 import { assertExposureAllowed } from './auth/exposure-guard.js';
-import { runPrimary } from './cluster/run-primary.js';
-import { ConfigError, loadConfig } from './config.js';
+import { runPrimary } from './run-primary.js';
+import { ConfigError, loadConfig } from './config/config.js';
 import { runServer } from './run-server.js';
 
 // V8 lets the old generation grow to several times what is live before a full collection.

@@ -1,15 +1,16 @@
 // `npm run migrate`: brings the database of DATABASE_URL to the latest schema and exits,
 // non-zero on failure. The service also migrates at start-up; this is for deploy scripts
 // that want the schema ready before any instance starts.
-import { connectOptions, loadConfig } from './config.js';
+import { connectOptions, loadConfig } from './config/config.js';
 import { connectDatabase } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
+import { DEFAULT_REGISTRY } from './registry/registry.js';
+import { prepareDatabase } from './store/prepare-database.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const handle = connectDatabase(config.databaseUrl, connectOptions(config));
   try {
-    const applied = await migrateToLatest(handle.db);
+    const applied = await prepareDatabase(handle, DEFAULT_REGISTRY.resources);
     process.stdout.write(applied.length === 0 ? `${handle.description}: schema already up to date\n` : `${handle.description}: applied ${applied.join(', ')}\n`);
   } finally {
     await handle.db.destroy();

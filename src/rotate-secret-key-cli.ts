@@ -2,12 +2,12 @@
 // The current key is read as the service reads it (SECRET_KEY, else SECRET_KEY_FILE); the
 // new one from NEW_SECRET_KEY. Run it with the service stopped, then start the service with
 // the new key. All secrets move in one transaction, or none does.
-import { connectOptions, ConfigError, loadConfig } from './config.js';
+import { connectOptions, ConfigError, loadConfig } from './config/config.js';
 import { connectDatabase } from './db/connect.js';
-import { migrateToLatest } from './db/migrate.js';
-import { ResourceStore } from './db/resource-store.js';
-import { RESOURCES } from './registry/resources.js';
+import { DEFAULT_REGISTRY } from './registry/registry.js';
 import { createSecretBox, decodeKey, loadSecretKey } from './secrets/secret-box.js';
+import { prepareDatabase } from './store/prepare-database.js';
+import { resealSecrets, secretsReadable } from './store/stored-secrets.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -16,12 +16,12 @@ async function main(): Promise<void> {
   const next = createSecretBox(decodeKey(process.env.NEW_SECRET_KEY, 'NEW_SECRET_KEY'));
   const handle = connectDatabase(config.databaseUrl, connectOptions(config));
   try {
-    await migrateToLatest(handle.db);
-    const oldStore = new ResourceStore(handle, previous);
-    if (!(await oldStore.secretsReadable(RESOURCES))) {
+    const { resources } = DEFAULT_REGISTRY;
+    await prepareDatabase(handle, resources);
+    if (!(await secretsReadable(handle, resources, previous))) {
       throw new ConfigError('the current key (SECRET_KEY or SECRET_KEY_FILE) does not open the stored secrets; nothing was changed');
     }
-    const count = await new ResourceStore(handle, next).resealSecrets(RESOURCES, previous);
+    const count = await resealSecrets(handle, resources, previous, next);
     process.stdout.write(`${handle.description}: ${count} secret(s) re-sealed; start the service with the new key\n`);
   } finally {
     await handle.db.destroy();

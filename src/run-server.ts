@@ -3,7 +3,7 @@
 // closes the database and exits 0; if that takes longer than SHUTDOWN_GRACE_MS it exits 1.
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 
 export async function runServer(config: Config): Promise<void> {
   const app = await buildApp(config);

@@ -8,11 +8,12 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Response as BrowserResponse } from 'playwright-core';
 import { startServer, type TestServer } from './support/server.js';
+import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = resolve(import.meta.dirname, '..', 'test-artifacts');
 const SCREENSHOT = join(ARTIFACTS, 'docs-page.png');
-const RESOURCES = ['tags', 'clients', 'environments', 'aliases', 'storage-areas', 'servers', 'ssh-keys'];
+const RESOURCES = DEFAULT_REGISTRY.resources.map((resource) => resource.name);
 
 // In CI a missing browser is a failure (the test runs and says so); on a workstation
 // without Chromium the test is skipped with the way to get it.

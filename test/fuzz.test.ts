@@ -6,12 +6,14 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { startServer, type Reply, type TestServer } from './support/server.js';
 import { BACKEND } from './support/test-database.js';
+import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 
 // Fewer runs where each database snapshot is a round of queries rather than a file read.
 const SCALE = Number(process.env.FUZZ_RUNS ?? (BACKEND === 'sqlite' ? 1 : 0.25));
 const runs = (count: number): number => Math.max(50, Math.round(count * SCALE));
 
-const RESOURCES = ['tags', 'clients', 'environments', 'aliases', 'storage-areas', 'servers', 'ssh-keys'];
+/** Every resource the registry describes: one added there is fuzzed here too. */
+const RESOURCES = DEFAULT_REGISTRY.resources.map((resource) => resource.name);
 const LANGS = ['fr', 'en', 'de', 'zh-cn', 'xx', ''];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'SEARCH'];
 
@@ -24,10 +26,7 @@ before(async () => {
   server = await startServer();
   // Field names come from the service's own description, as a client would learn them.
   const document = (await server.request('GET', '/en/api/openApi')).body;
-  const schemaOf: Record<string, string> = {
-    tags: 'Tag', clients: 'Client', environments: 'Environment', aliases: 'Alias',
-    'storage-areas': 'StorageArea', servers: 'Server', 'ssh-keys': 'SshKey',
-  };
+  const schemaOf = Object.fromEntries(DEFAULT_REGISTRY.resources.map((resource) => [resource.name, resource.schemaName]));
   fieldNames = Object.fromEntries(RESOURCES.map((r) => [r, Object.keys(document.components.schemas[`${schemaOf[r]}Create`].properties)]));
   // A few entries so that item paths and references hit something.
   await server.request('POST', '/en/api/config/servers', { body: { ip: '10.9.9.9' } });

@@ -9,6 +9,7 @@ import addFormatsModule from 'ajv-formats';
 import { parse as parseYaml } from 'yaml';
 import { lintOpenApiDocuments } from '../scripts/lint-openapi.js';
 import { buildOpenApiDocument } from '../src/openapi/build-openapi-document.js';
+import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 import { startServer, type TestServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
@@ -23,7 +24,7 @@ function operations(doc: any): { path: string; method: string; operation: any }[
   );
 }
 
-const RESOURCES = ['tags', 'clients', 'environments', 'aliases', 'storage-areas', 'servers', 'ssh-keys'];
+const RESOURCES = DEFAULT_REGISTRY.resources.map((resource) => resource.name);
 
 let server: TestServer;
 let document: any;
@@ -159,8 +160,8 @@ describe('the OpenAPI document', () => {
 
   test('is the document buildOpenApiDocument makes (which the typed client and the lint script use)', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-    assert.deepEqual(document, buildOpenApiDocument(version, 'en'));
-    assert.deepEqual((await server.request('GET', '/fr/api/openApi')).body, buildOpenApiDocument(version, 'fr'));
+    assert.deepEqual(document, buildOpenApiDocument(DEFAULT_REGISTRY, version, 'en'));
+    assert.deepEqual((await server.request('GET', '/fr/api/openApi')).body, buildOpenApiDocument(DEFAULT_REGISTRY, version, 'fr'));
   });
 
   test('passes redocly lint (recommended rules) and swagger-parser with no error and no warning, in both languages', { timeout: 60_000 }, async () => {

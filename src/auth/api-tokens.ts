@@ -4,7 +4,7 @@
 // of it matched leaks through timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 
 export type TokenScope = 'read' | 'write';
 

@@ -1,7 +1,7 @@
 // Without tokens the API serves anyone who can connect, so it may only listen where no one
 // else can: a loopback address. Checked before anything listens.
 import { isIPv4, isIPv6 } from 'node:net';
-import { ConfigError } from '../config-error.js';
+import { ConfigError } from '../errors/config-error.js';
 
 function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '');

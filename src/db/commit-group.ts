@@ -5,10 +5,10 @@
 // only itself, and every write of the group is answered after the one COMMIT has made them
 // all durable. Nothing is acknowledged before its COMMIT; if the COMMIT (or the transaction)
 // fails, every write of the group fails with it and none is acknowledged.
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './database-schema.js';
 
-type Work<T> = (tx: Kysely<Database>) => Promise<T>;
+type Work<T> = (tx: Transaction<Database>) => Promise<T>;
 
 interface Pending {
   work: Work<unknown>;

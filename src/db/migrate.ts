@@ -1,16 +1,26 @@
 // Brings a database to the latest schema. Kysely's migrator takes a lock (on SQLite: the
 // write lock of its BEGIN IMMEDIATE transaction), so instances that start together on one
-// database migrate it once.
-import { Migrator, type Kysely } from 'kysely';
+// database migrate it once. Each migration is handed the dialect's DDL helpers.
+import { Migrator, type Kysely, type Migration as KyselyMigration } from 'kysely';
 import type { Database } from './database-schema.js';
+import type { Ddl, Migration } from './migrations/ddl.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export class MigrationError extends Error {}
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+export async function migrateToLatest(
+  db: Kysely<Database>,
+  ddl: Ddl,
+  migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
+): Promise<string[]> {
+  const withDdl: Record<string, KyselyMigration> = {};
+  for (const [name, migration] of Object.entries(migrations)) {
+    const down = migration.down;
+    withDdl[name] = { up: (database) => migration.up(database, ddl), ...(down === undefined ? {} : { down: (database) => down(database, ddl) }) };
+  }
   const migrator = new Migrator({
     db,
-    provider: { getMigrations: async () => MIGRATIONS },
+    provider: { getMigrations: async () => withDdl },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });

@@ -8,11 +8,15 @@ export const UNMATCHED_ROUTE = 'unmatched';
 export interface RouteFacts {
   /** The route pattern, or UNMATCHED_ROUTE. */
   readonly label: string;
-  /** Health, readiness and metrics routes (their `config.operations`). */
-  readonly operations: boolean;
+  /** The probes: health, readiness and metrics (their `config.probe`). */
+  readonly probe: boolean;
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Health, readiness and metrics: public, and logged at debug. */
+    probe?: boolean;
+  }
   interface FastifyRequest {
     routeFacts: RouteFacts | null | undefined;
   }
@@ -25,7 +29,7 @@ export function routeFacts(request: FastifyRequest): RouteFacts {
   // over-long path segment, a bad URL), which skip the decorators.
   if (request.routeFacts === null || request.routeFacts === undefined) {
     const options = request.routeOptions;
-    request.routeFacts = { label: options.url ?? UNMATCHED_ROUTE, operations: options.config?.operations === true };
+    request.routeFacts = { label: options.url ?? UNMATCHED_ROUTE, probe: options.config?.probe === true };
   }
   return request.routeFacts;
 }

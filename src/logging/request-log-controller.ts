@@ -4,14 +4,6 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { routeFacts, routeLabel } from '../http/route-label.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Health, readiness and metrics: unauthenticated, and polled so often that their
-     * lines would drown the rest, so they are logged at debug. */
-    operations?: boolean;
-  }
-}
-
 function describe(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
   return {
     route: routeLabel(request),
@@ -31,7 +23,8 @@ export class RequestLogController extends LogController {
     const line = describe(request, reply);
     if (error) {
       reply.log.error({ ...line, err: error }, 'request failed while responding');
-    } else if (routeFacts(request).operations) {
+    } else if (routeFacts(request).probe) {
+      // Probes are polled so often that their lines would drown the rest.
       reply.log.debug(line, 'request completed');
     } else {
       reply.log.info(line, 'request completed');

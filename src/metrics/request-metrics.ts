@@ -2,7 +2,7 @@
 // (http_requests_total, http_request_duration_seconds). prom-client's Counter and Histogram
 // validate, sort and hash the labels on every observation, which cost about a tenth of the
 // CPU of a cached GET; here one map lookup by a key string finds a series, and the figures
-// take prom-client's shape only when a scrape asks. The series are bounded: route patterns
+// take prom-client's form only when a scrape asks. The series are bounded: route patterns
 // and statuses are finite, and Node's parser accepts only known methods.
 import type { Registry } from 'prom-client';
 

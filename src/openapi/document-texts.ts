@@ -1,13 +1,12 @@
 // The sentences of the OpenAPI document that do not come from the registry, in the two
 // languages that have messages. A reader of /fr/api/docs reads French; every other
 // platform language gets the English document, as it gets English error messages.
-import type { MessageLanguage } from '../http/languages.js';
+import type { MessageLanguage } from '../messages/languages.js';
 
 const en = {
   title: 'PmaControl configuration API',
-  info:
-    'Configuration of a MySQL/MariaDB monitoring platform: tags, clients, environments, DNS aliases, backup storage areas, ' +
-    'monitored servers and SSH keys.\n\n' +
+  info: (resources: string) =>
+    `Configuration of a MySQL/MariaDB monitoring platform. Resources: ${resources}.\n\n` +
     'Every path starts with a language (`fr` or `en` for messages in that language; the other platform languages answer in English). ' +
     'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Every response carries `X-Request-Id`. ' +
     '`HEAD` is served wherever `GET` is, and `OPTIONS` answers 204 with `Allow`.\n\n' +
@@ -16,7 +15,7 @@ const en = {
   server: 'This service (paths are relative to the address the document was read from).',
   bearer: 'A bearer token from API_TOKENS, with the scope read or write. Optional while the service runs without tokens.',
   documentationTag: 'This OpenAPI document and its interactive documentation page.',
-  operationsTag: 'Probes and metrics for orchestrators, load balancers and monitoring, outside the language prefix. The probes are always public.',
+  probesTag: 'Probes and metrics for orchestrators, load balancers and monitoring, outside the language prefix. The probes are always public.',
   healthz: 'Liveness',
   healthzDescription: 'The process answers. Restart it if this fails; it does not look at the database.',
   alive: 'The process is alive.',
@@ -101,8 +100,6 @@ const en = {
     'Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value.',
   writePatch: 'Body of a PATCH: only the fields sent change.',
   writeCommon: 'Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused.',
-  entryId: 'Assigned by the service.',
-  timestamp: 'ISO 8601, UTC, written by the service.',
   total: 'Entries that match the filters, over all pages.',
   deletedMode: 'hard: gone for good; soft: marked deleted and kept.',
   documentBody: 'An OpenAPI 3.1 document.',
@@ -112,9 +109,8 @@ export type DocumentTexts = typeof en;
 
 const fr: DocumentTexts = {
   title: 'API de configuration PmaControl',
-  info:
-    'Configuration d’une plateforme de supervision MySQL/MariaDB : étiquettes, clients, environnements, alias DNS, espaces de stockage ' +
-    'des sauvegardes, serveurs supervisés et clés SSH.\n\n' +
+  info: (resources: string) =>
+    `Configuration d’une plateforme de supervision MySQL/MariaDB. Ressources : ${resources}.\n\n` +
     'Chaque chemin commence par une langue (`fr` ou `en` pour des messages dans cette langue ; les autres langues de la plateforme répondent en anglais). ' +
     'Les erreurs sont en `application/problem+json` (RFC 9457) avec un `code` stable. Chaque réponse porte `X-Request-Id`. ' +
     '`HEAD` est servi partout où `GET` l’est, et `OPTIONS` répond 204 avec `Allow`.\n\n' +
@@ -123,7 +119,7 @@ const fr: DocumentTexts = {
   server: 'Ce service (les chemins sont relatifs à l’adresse où le document a été lu).',
   bearer: 'Un jeton de API_TOKENS, de portée read ou write. Facultatif tant que le service tourne sans jeton.',
   documentationTag: 'Ce document OpenAPI et sa page de documentation interactive.',
-  operationsTag:
+  probesTag:
     'Sondes et métriques pour les orchestrateurs, répartiteurs de charge et la supervision, hors du préfixe de langue. Les sondes sont toujours publiques.',
   healthz: 'Vivacité',
   healthzDescription: 'Le processus répond. Redémarrez-le si cela échoue ; la base de données n’est pas consultée.',
@@ -213,8 +209,6 @@ const fr: DocumentTexts = {
   writePatch: 'Corps d’un PATCH : seuls les champs envoyés changent.',
   writeCommon:
     'Les champs en lecture seule (id, created_at, updated_at) peuvent être envoyés et sont ignorés, mais un id différent de celui du chemin est refusé ; un champ inconnu est refusé.',
-  entryId: 'Attribué par le service.',
-  timestamp: 'ISO 8601, UTC, écrit par le service.',
   total: 'Entrées qui répondent aux filtres, toutes pages confondues.',
   deletedMode: 'hard : supprimée définitivement ; soft : marquée supprimée et conservée.',
   documentBody: 'Un document OpenAPI 3.1.',

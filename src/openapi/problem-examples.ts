@@ -1,9 +1,9 @@
 // One example problem body per error response of the document, made by the very function
 // that writes the service's error bodies (problemBody), in the document's language: the
-// examples cannot show a shape or a sentence the service would not send.
-import { ApiError, fieldProblem, problemBody, validationFailed, type ProblemBody } from '../http/api-error.js';
-import type { MessageLanguage } from '../http/languages.js';
-import { message } from '../http/messages.js';
+// examples cannot show a body or a sentence the service would not send.
+import { ApiError, fieldProblem, problemBody, validationFailed, type ProblemBody } from '../errors/api-error.js';
+import type { MessageLanguage } from '../messages/languages.js';
+import { message } from '../messages/messages.js';
 
 const EXAMPLES = {
   BadQuery: () => new ApiError('BAD_QUERY', message('query.unknown', { parameter: 'colour' })),

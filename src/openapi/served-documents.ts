@@ -1,7 +1,8 @@
 // The renditions of the OpenAPI document the service serves: one per language that has
 // messages, as JSON and as YAML, all made once at start-up so that a request only picks one.
 import { stringify } from 'yaml';
-import type { MessageLanguage } from '../http/languages.js';
+import type { MessageLanguage } from '../messages/languages.js';
+import type { Registry } from '../registry/registry.js';
 import { buildOpenApiDocument } from './build-openapi-document.js';
 
 export const DOCUMENT_FORMATS = ['json', 'yaml'] as const;
@@ -15,12 +16,12 @@ export const DOCUMENT_CONTENT_TYPES: Readonly<Record<DocumentFormat, string>> = 
   yaml: 'application/yaml; charset=utf-8',
 };
 
-function renditions(version: string, language: MessageLanguage): Record<DocumentFormat, string> {
-  const document = buildOpenApiDocument(version, language);
+function renditions(registry: Registry, version: string, language: MessageLanguage): Record<DocumentFormat, string> {
+  const document = buildOpenApiDocument(registry, version, language);
   // No anchors or aliases: some YAML readers of OpenAPI documents do not follow them.
   return { json: JSON.stringify(document), yaml: stringify(document, { aliasDuplicateObjects: false, lineWidth: 0 }) };
 }
 
-export function buildServedDocuments(version: string): ServedDocuments {
-  return { en: renditions(version, 'en'), fr: renditions(version, 'fr') };
+export function buildServedDocuments(registry: Registry, version: string): ServedDocuments {
+  return { en: renditions(registry, version, 'en'), fr: renditions(registry, version, 'fr') };
 }

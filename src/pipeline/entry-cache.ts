@@ -15,15 +15,10 @@
 // this one knowing), there is no cache.
 
 import { makeRoom } from '../db/bounded-map.js';
-
-export interface CachedEntry {
-  /** The entry's JSON text, as in `{"item": …}`. */
-  readonly json: string;
-  readonly etag: string;
-}
+import type { ShownEntry } from './shown-entry.js';
 
 export class EntryCache {
-  private readonly entries = new Map<string, CachedEntry>();
+  private readonly entries = new Map<string, ShownEntry>();
   /** Moves whenever a write of this process begins or ends, or the cache is dropped. */
   private generation = 0;
   private marker: unknown;
@@ -53,7 +48,7 @@ export class EntryCache {
     });
   }
 
-  get(table: string, id: number): CachedEntry | undefined {
+  get(table: string, id: number): ShownEntry | undefined {
     this.checkTurn();
     return this.entries.get(this.key(table, id));
   }
@@ -64,7 +59,7 @@ export class EntryCache {
   }
 
   /** Keeps what was read under `ticket`, unless a write began or ended since. */
-  fill(table: string, id: number, entry: CachedEntry, ticket: number): void {
+  fill(table: string, id: number, entry: ShownEntry, ticket: number): void {
     if (ticket !== this.generation) return;
     // Oldest first: dashboards re-read the same entries, which a refill brings back.
     makeRoom(this.entries, this.capacity);

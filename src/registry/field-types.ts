@@ -1,10 +1,10 @@
-// The kinds of value a field can hold. Each kind owns its TypeBox schema (the one source for
+// The types of value a field can hold. Each type owns its TypeBox schema (the one source for
 // request validation and for the OpenAPI document), the sentence that explains a refusal,
 // its canonical form, and how it is written to and read from a database column.
 import { isIPv6 } from 'node:net';
 import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { message, type Message } from '../http/messages.js';
+import { message, type Message } from '../messages/messages.js';
 
 export interface FieldType {
   /** A value a request may send. */
@@ -20,6 +20,15 @@ export interface FieldType {
   readonly fromColumn: (value: unknown) => unknown;
   /** Free text that the list search `q` looks into. */
   readonly searchable: boolean;
+  /** Set on the type of a field that holds the id of another resource's entry. */
+  readonly references?: Reference;
+}
+
+export interface Reference {
+  /** The `name` of the resource pointed at. */
+  readonly resource: string;
+  /** The entry pointed at must not be soft-deleted. */
+  readonly mustBeLive: boolean;
 }
 
 /** Largest id a reference or a path may name: every backend stores ids as 32-bit integers. */
@@ -32,7 +41,7 @@ const NO_CONTROL_BUT_LINE_BREAKS = '^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u0
 
 const identity = (value: unknown): unknown => value;
 
-interface KindOptions {
+interface FieldTypeOptions {
   input: TSchema;
   output?: TSchema;
   expectation: Message;
@@ -40,9 +49,10 @@ interface KindOptions {
   toColumn?: (value: unknown) => unknown;
   fromColumn?: (value: unknown) => unknown;
   searchable?: boolean;
+  references?: Reference;
 }
 
-function kind(options: KindOptions): FieldType {
+function fieldType(options: FieldTypeOptions): FieldType {
   const validator = Compile(options.input);
   return {
     input: options.input,
@@ -53,11 +63,12 @@ function kind(options: KindOptions): FieldType {
     toColumn: options.toColumn ?? identity,
     fromColumn: options.fromColumn ?? identity,
     searchable: options.searchable ?? false,
+    ...(options.references === undefined ? {} : { references: options.references }),
   };
 }
 
 export function text(min: number, max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ minLength: min, maxLength: max, pattern: NO_CONTROL }),
     expectation: message('field.text', { min, max }),
     searchable: true,
@@ -65,7 +76,7 @@ export function text(min: number, max: number): FieldType {
 }
 
 export function textOrNull(min: number, max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Union([Type.String({ minLength: min, maxLength: max, pattern: NO_CONTROL }), Type.Null()]),
     expectation: message('field.textOrNull', { min, max }),
     searchable: true,
@@ -73,7 +84,7 @@ export function textOrNull(min: number, max: number): FieldType {
 }
 
 export function hexColor(): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ pattern: '^#[0-9a-fA-F]{6}$', minLength: 7, maxLength: 7 }),
     expectation: message('field.hexColor'),
   });
@@ -81,7 +92,7 @@ export function hexColor(): FieldType {
 
 /** Lower-case letters, digits, `_` and `-`: values that end up in scripts and file names. */
 export function slug(min: number, max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ pattern: `^[a-z0-9_-]{${min},${max}}$`, minLength: min, maxLength: max }),
     expectation: message('field.slug', { min, max }),
     searchable: true,
@@ -89,14 +100,14 @@ export function slug(min: number, max: number): FieldType {
 }
 
 export function oneOf(values: readonly string[]): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Union(values.map((v) => Type.Literal(v))),
     expectation: message('field.oneOf', { values: values.join(', ') }),
   });
 }
 
 export function character(): FieldType {
-  return kind({
+  return fieldType({
     // One code point (patterns are Unicode-aware), neither blank nor a control character.
     input: Type.String({ pattern: '^[^\\s\\u0000-\\u001f\\u007f-\\u009f]$', minLength: 1, maxLength: 2 }),
     expectation: message('field.character'),
@@ -105,7 +116,7 @@ export function character(): FieldType {
 }
 
 export function integer(min: number, max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Integer({ minimum: min, maximum: max }),
     expectation: message('field.integer', { min, max }),
     fromColumn: (value) => Number(value),
@@ -118,7 +129,7 @@ export function port(): FieldType {
 
 /** A JSON boolean; requests may also send 1 and 0, as the older API's clients do. */
 export function boolean(): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Union([Type.Boolean(), Type.Literal(0), Type.Literal(1)]),
     output: Type.Boolean(),
     expectation: message('field.boolean'),
@@ -130,18 +141,39 @@ export function boolean(): FieldType {
 
 /** The 0/1 marker the older API exposes for soft-deleted servers. */
 export function zeroOrOne(): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Union([Type.Literal(0), Type.Literal(1)]),
     expectation: message('field.integer', { min: 0, max: 1 }),
     fromColumn: (value) => Number(value),
   });
 }
 
-export function reference(resource: string): FieldType {
-  return kind({
+/** The id of an entry of `resource`; `mustBeLive`: of one that is not soft-deleted. */
+export function reference(resource: string, options: { mustBeLive?: boolean } = {}): FieldType {
+  return fieldType({
     input: Type.Integer({ minimum: 1, maximum: MAX_ID }),
     expectation: message('field.reference', { resource }),
     fromColumn: (value) => Number(value),
+    references: { resource, mustBeLive: options.mustBeLive ?? false },
+  });
+}
+
+/** An entry's own id, assigned by the database. */
+export function id(): FieldType {
+  return fieldType({
+    input: Type.Integer({ minimum: 1, maximum: MAX_ID }),
+    expectation: message('field.integer', { min: 1, max: MAX_ID }),
+    fromColumn: (value) => Number(value),
+  });
+}
+
+/** When an entry was created or changed, written by the service. */
+export function timestamp(): FieldType {
+  return fieldType({
+    // As a list filter, the text is compared as stored; nothing else is ever sent.
+    input: Type.String(),
+    output: Type.String({ format: 'date-time' }),
+    expectation: message('field.timestamp'),
   });
 }
 
@@ -152,7 +184,7 @@ function canonicalAddress(value: string): string {
 }
 
 export function ipAddress(): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Union([Type.String({ format: 'ipv4', maxLength: 15 }), Type.String({ format: 'ipv6', maxLength: 45 })]),
     output: Type.String({ maxLength: 45 }),
     expectation: message('field.ipAddress'),
@@ -163,7 +195,7 @@ export function ipAddress(): FieldType {
 
 /** Where a monitored server answers: an address or a DNS name. */
 export function host(max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.Union([
       Type.String({ format: 'ipv4', maxLength: 15 }),
       Type.String({ format: 'ipv6', maxLength: 45 }),
@@ -178,7 +210,7 @@ export function host(max: number): FieldType {
 
 /** DNS names compare case-insensitively, so they are kept in lower case. */
 export function dnsName(max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ format: 'hostname', minLength: 1, maxLength: max }),
     expectation: message('field.dnsName', { max }),
     normalise: (value) => (value as string).toLowerCase(),
@@ -187,7 +219,7 @@ export function dnsName(max: number): FieldType {
 }
 
 export function absolutePath(max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ pattern: '^/[^\\u0000-\\u001f\\u007f-\\u009f]*$', minLength: 1, maxLength: max }),
     expectation: message('field.absolutePath', { max }),
     searchable: true,
@@ -195,7 +227,7 @@ export function absolutePath(max: number): FieldType {
 }
 
 export function sshPublicKey(max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({
       pattern: '^(ssh-ed25519|ssh-rsa) [A-Za-z0-9+/]+={0,3}( [^\\u0000-\\u001f\\u007f-\\u009f]*)?$',
       maxLength: max,
@@ -206,16 +238,16 @@ export function sshPublicKey(max: number): FieldType {
 }
 
 export function sshFingerprint(): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ pattern: '^SHA256:[A-Za-z0-9+/]{43}$' }),
     expectation: message('field.fingerprint'),
     searchable: true,
   });
 }
 
-/** Key material: checked here for shape only; the ssh-keys rule checks it is the right key. */
+/** Key material: checked here for form only; the ssh-keys rule checks it is the right key. */
 export function privateKeyMaterial(max: number): FieldType {
-  return kind({
+  return fieldType({
     input: Type.String({ minLength: 1, maxLength: max, pattern: NO_CONTROL_BUT_LINE_BREAKS }),
     expectation: message('field.sshPrivateKey'),
   });

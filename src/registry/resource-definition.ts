@@ -1,8 +1,8 @@
-// The shape of a registry entry. A resource is described once, here, and the routes, the
-// validation, the storage and the OpenAPI document are all derived from that description.
-import type { FieldProblem } from '../http/api-error.js';
-import type { MessageLanguage } from '../http/languages.js';
-import type { TableName } from '../db/database-schema.js';
+// What a registry entry holds. A resource is described once, here, and the routes, the
+// validation, the storage, the list totals and the OpenAPI document are all derived from
+// that description (README, Architecture).
+import type { FieldProblem } from '../errors/api-error.js';
+import type { MessageLanguage } from '../messages/languages.js';
 import type { FieldType } from './field-types.js';
 
 /** Text shown to people (the OpenAPI document), in each language that has messages. */
@@ -12,17 +12,14 @@ export interface FieldDefinition {
   readonly type: FieldType;
   /** Column that stores the field (ASCII, so that every backend spells it the same). */
   readonly column: string;
-  /** Must be sent on POST and PUT. */
+  /** Must be sent on POST and PUT (see `isRequired`). */
   readonly required?: boolean;
   /** Taken on POST and PUT when the field is omitted. */
   readonly default?: unknown;
   /** Managed by the service; ignored when a request sends it. */
   readonly readOnly?: boolean;
-  /** Secret: stored encrypted, never in a response; a PUT that omits it keeps the stored one. */
+  /** Secret: stored sealed, never in a response; a PUT that omits it keeps the stored one. */
   readonly writeOnly?: boolean;
-  /** Computed by the resource's rule when not sent. */
-  readonly derived?: boolean;
-  readonly references?: { readonly resource: string; readonly mustBeLive?: boolean };
   readonly description: LocalisedText;
 }
 
@@ -45,7 +42,7 @@ export interface EntryRuleContext {
 
 /**
  * Checks that span several fields of one entry, run on the entry as it would be stored.
- * It may fill derived fields in `entry`.
+ * It may set fields that follow from others (the ssh-keys fingerprint) in `entry`.
  */
 export type EntryRule = (entry: Record<string, unknown>, context: EntryRuleContext) => Promise<FieldProblem[]>;
 
@@ -54,9 +51,10 @@ export interface ResourceDefinition {
   readonly name: string;
   /** Singular name for the OpenAPI schemas, e.g. `StorageArea`. */
   readonly schemaName: string;
-  readonly table: TableName;
+  /** The table that holds the entries; its migration creates it, nothing else names it. */
+  readonly table: string;
   readonly description: LocalisedText;
-  /** In response order. */
+  /** The resource's own fields, in response order (the managed ones are added around them). */
   readonly fields: Readonly<Record<string, FieldDefinition>>;
   readonly unique: readonly UniqueRule[];
   readonly deletion: DeleteRule;

@@ -1,8 +1,8 @@
-// The registry: the seven resources of the contract (section 3 and 4), and nothing else.
-// Adding a resource is one entry here plus a migration that creates its table.
-import { sshKeyRule } from '../ssh-keys/ssh-key-rule.js';
-import * as kinds from './field-types.js';
+// The resources of the contract (sections 3 and 4), and nothing else. Adding a resource is
+// one entry here plus a migration that creates its table (README, Adding a resource).
+import * as types from './field-types.js';
 import type { ResourceDefinition } from './resource-definition.js';
+import { sshKeyRule } from './ssh-key-rule.js';
 
 /** Environments 1-6 and client 99 are created by the first migration and belong to the platform. */
 const BUILT_IN_ENVIRONMENTS = 6;
@@ -14,9 +14,9 @@ const tags: ResourceDefinition = {
   table: 'tags',
   description: { en: 'Labels attached to servers in the dashboards.', fr: 'Étiquettes attachées aux serveurs dans les tableaux de bord.' },
   fields: {
-    name: { type: kinds.text(1, 50), column: 'name', required: true, description: { en: 'Label shown on the tag.', fr: 'Texte affiché sur l’étiquette.' } },
-    color: { type: kinds.hexColor(), column: 'color', default: '#ffffff', description: { en: 'Text colour, #rrggbb.', fr: 'Couleur du texte, #rrggbb.' } },
-    background: { type: kinds.hexColor(), column: 'background', default: '#337ab7', description: { en: 'Background colour, #rrggbb.', fr: 'Couleur de fond, #rrggbb.' } },
+    name: { type: types.text(1, 50), column: 'name', required: true, description: { en: 'Label shown on the tag.', fr: 'Texte affiché sur l’étiquette.' } },
+    color: { type: types.hexColor(), column: 'color', default: '#ffffff', description: { en: 'Text colour, #rrggbb.', fr: 'Couleur du texte, #rrggbb.' } },
+    background: { type: types.hexColor(), column: 'background', default: '#337ab7', description: { en: 'Background colour, #rrggbb.', fr: 'Couleur de fond, #rrggbb.' } },
   },
   unique: [{ fields: ['name'] }],
   deletion: { mode: 'hard' },
@@ -29,9 +29,9 @@ const clients: ResourceDefinition = {
   table: 'clients',
   description: { en: 'Customers or teams that own servers. Client 99 ("system") is reserved by the platform.', fr: 'Clients ou équipes à qui appartiennent les serveurs. Le client 99 (« system ») est réservé à la plateforme.' },
   fields: {
-    libelle: { type: kinds.text(1, 100), column: 'libelle', required: true, description: { en: 'Name of the client.', fr: 'Nom du client.' } },
-    logo: { type: kinds.text(0, 250), column: 'logo', default: '', description: { en: 'Logo file name or URL.', fr: 'Nom de fichier ou URL du logo.' } },
-    is_monitored: { type: kinds.boolean(), column: 'is_monitored', default: true, description: { en: 'Whether the client’s servers are monitored.', fr: 'Si les serveurs du client sont supervisés.' } },
+    libelle: { type: types.text(1, 100), column: 'libelle', required: true, description: { en: 'Name of the client.', fr: 'Nom du client.' } },
+    logo: { type: types.text(0, 250), column: 'logo', default: '', description: { en: 'Logo file name or URL.', fr: 'Nom de fichier ou URL du logo.' } },
+    is_monitored: { type: types.boolean(), column: 'is_monitored', default: true, description: { en: 'Whether the client’s servers are monitored.', fr: 'Si les serveurs du client sont supervisés.' } },
   },
   unique: [{ fields: ['libelle'] }],
   deletion: { mode: 'hard', guarded: (id) => id === SYSTEM_CLIENT },
@@ -44,15 +44,15 @@ const environments: ResourceDefinition = {
   table: 'environments',
   description: { en: 'Stages of the fleet (production, test …). Environments 1-6 are built in.', fr: 'Étapes du parc (production, test …). Les environnements 1 à 6 font partie de la plateforme.' },
   fields: {
-    libelle: { type: kinds.text(1, 20), column: 'libelle', required: true, description: { en: 'Name of the environment.', fr: 'Nom de l’environnement.' } },
-    key: { type: kinds.slug(1, 13), column: 'key', required: true, description: { en: 'Short key used in scripts.', fr: 'Clé courte utilisée dans les scripts.' } },
+    libelle: { type: types.text(1, 20), column: 'libelle', required: true, description: { en: 'Name of the environment.', fr: 'Nom de l’environnement.' } },
+    key: { type: types.slug(1, 13), column: 'key', required: true, description: { en: 'Short key used in scripts.', fr: 'Clé courte utilisée dans les scripts.' } },
     class: {
-      type: kinds.oneOf(['danger', 'warning', 'default', 'info', 'success', 'primary']),
+      type: types.oneOf(['danger', 'warning', 'default', 'info', 'success', 'primary']),
       column: 'class',
       required: true,
       description: { en: 'Bootstrap colour class of the badge.', fr: 'Classe de couleur Bootstrap du badge.' },
     },
-    letter: { type: kinds.character(), column: 'letter', required: true, description: { en: 'One-letter badge.', fr: 'Badge d’une lettre.' } },
+    letter: { type: types.character(), column: 'letter', required: true, description: { en: 'One-letter badge.', fr: 'Badge d’une lettre.' } },
   },
   unique: [{ fields: ['libelle'] }, { fields: ['key'] }],
   deletion: { mode: 'hard', guarded: (id) => id <= BUILT_IN_ENVIRONMENTS },
@@ -66,14 +66,13 @@ const aliases: ResourceDefinition = {
   description: { en: 'DNS names under which a monitored server is also reached.', fr: 'Noms DNS sous lesquels un serveur supervisé est aussi joignable.' },
   fields: {
     id_mysql_server: {
-      type: kinds.reference('servers'),
+      type: types.reference('servers', { mustBeLive: true }),
       column: 'id_mysql_server',
       required: true,
-      references: { resource: 'servers', mustBeLive: true },
       description: { en: 'Id of the server (not deleted) the alias points to.', fr: 'Id du serveur (non supprimé) que l’alias désigne.' },
     },
-    dns: { type: kinds.dnsName(200), column: 'dns', required: true, description: { en: 'DNS name (stored in lower case).', fr: 'Nom DNS (enregistré en minuscules).' } },
-    port: { type: kinds.port(), column: 'port', required: true, description: { en: 'TCP port.', fr: 'Port TCP.' } },
+    dns: { type: types.dnsName(200), column: 'dns', required: true, description: { en: 'DNS name (stored in lower case).', fr: 'Nom DNS (enregistré en minuscules).' } },
+    port: { type: types.port(), column: 'port', required: true, description: { en: 'TCP port.', fr: 'Port TCP.' } },
   },
   unique: [{ fields: ['dns', 'port'] }],
   deletion: { mode: 'hard' },
@@ -86,19 +85,18 @@ const storageAreas: ResourceDefinition = {
   table: 'storage_areas',
   description: { en: 'Places, reached over SSH, where backups are stored.', fr: 'Emplacements, joints par SSH, où les sauvegardes sont stockées.' },
   fields: {
-    ip: { type: kinds.ipAddress(), column: 'ip', required: true, description: { en: 'IPv4 or IPv6 address of the storage host.', fr: 'Adresse IPv4 ou IPv6 de l’hôte de stockage.' } },
-    port: { type: kinds.port(), column: 'port', default: 22, description: { en: 'SSH port.', fr: 'Port SSH.' } },
-    path: { type: kinds.absolutePath(1024), column: 'path', required: true, description: { en: 'Absolute directory for the backups.', fr: 'Répertoire absolu des sauvegardes.' } },
-    libelle: { type: kinds.text(1, 64), column: 'libelle', required: true, description: { en: 'Name of the storage area.', fr: 'Nom de l’espace de stockage.' } },
+    ip: { type: types.ipAddress(), column: 'ip', required: true, description: { en: 'IPv4 or IPv6 address of the storage host.', fr: 'Adresse IPv4 ou IPv6 de l’hôte de stockage.' } },
+    port: { type: types.port(), column: 'port', default: 22, description: { en: 'SSH port.', fr: 'Port SSH.' } },
+    path: { type: types.absolutePath(1024), column: 'path', required: true, description: { en: 'Absolute directory for the backups.', fr: 'Répertoire absolu des sauvegardes.' } },
+    libelle: { type: types.text(1, 64), column: 'libelle', required: true, description: { en: 'Name of the storage area.', fr: 'Nom de l’espace de stockage.' } },
     ssh_key: {
-      type: kinds.reference('ssh-keys'),
+      type: types.reference('ssh-keys'),
       column: 'ssh_key',
       required: true,
-      references: { resource: 'ssh-keys' },
       description: { en: 'Id of the SSH key used to log in.', fr: 'Id de la clé SSH utilisée pour se connecter.' },
     },
     'géolocalisation': {
-      type: kinds.textOrNull(0, 250),
+      type: types.textOrNull(0, 250),
       column: 'geolocalisation',
       default: null,
       description: { en: 'Where the storage is, e.g. "Paris, FR".', fr: 'Où se trouve le stockage, par exemple « Paris, FR ».' },
@@ -115,15 +113,15 @@ const servers: ResourceDefinition = {
   table: 'servers',
   description: { en: 'Monitored MySQL/MariaDB servers. DELETE marks a server deleted (is_deleted = 1) and keeps it.', fr: 'Serveurs MySQL/MariaDB supervisés. DELETE marque un serveur comme supprimé (is_deleted = 1) et le conserve.' },
   fields: {
-    ip: { type: kinds.host(255), column: 'ip', required: true, description: { en: 'IPv4 or IPv6 address, or DNS name.', fr: 'Adresse IPv4 ou IPv6, ou nom DNS.' } },
-    port: { type: kinds.port(), column: 'port', default: 3306, description: { en: 'MySQL port.', fr: 'Port MySQL.' } },
-    hostname: { type: kinds.text(0, 200), column: 'hostname', default: '', description: { en: 'Host name as reported by the server.', fr: 'Nom d’hôte tel que le serveur le donne.' } },
-    ssl: { type: kinds.boolean(), column: 'ssl', default: false, description: { en: 'Connect with TLS.', fr: 'Se connecter en TLS.' } },
-    ssh: { type: kinds.boolean(), column: 'ssh', default: false, description: { en: 'Reachable over SSH.', fr: 'Joignable par SSH.' } },
-    is_proxy: { type: kinds.boolean(), column: 'is_proxy', default: false, description: { en: 'Is a proxy (ProxySQL, MaxScale …).', fr: 'Est un proxy (ProxySQL, MaxScale …).' } },
-    is_vip: { type: kinds.boolean(), column: 'is_vip', default: false, description: { en: 'Is a virtual IP.', fr: 'Est une IP virtuelle.' } },
-    is_monitored: { type: kinds.boolean(), column: 'is_monitored', default: true, description: { en: 'Whether the server is monitored.', fr: 'Si le serveur est supervisé.' } },
-    is_deleted: { type: kinds.zeroOrOne(), column: 'is_deleted', readOnly: true, default: 0, description: { en: '1 once the server is deleted.', fr: '1 une fois le serveur supprimé.' } },
+    ip: { type: types.host(255), column: 'ip', required: true, description: { en: 'IPv4 or IPv6 address, or DNS name.', fr: 'Adresse IPv4 ou IPv6, ou nom DNS.' } },
+    port: { type: types.port(), column: 'port', default: 3306, description: { en: 'MySQL port.', fr: 'Port MySQL.' } },
+    hostname: { type: types.text(0, 200), column: 'hostname', default: '', description: { en: 'Host name as reported by the server.', fr: 'Nom d’hôte tel que le serveur le donne.' } },
+    ssl: { type: types.boolean(), column: 'ssl', default: false, description: { en: 'Connect with TLS.', fr: 'Se connecter en TLS.' } },
+    ssh: { type: types.boolean(), column: 'ssh', default: false, description: { en: 'Reachable over SSH.', fr: 'Joignable par SSH.' } },
+    is_proxy: { type: types.boolean(), column: 'is_proxy', default: false, description: { en: 'Is a proxy (ProxySQL, MaxScale …).', fr: 'Est un proxy (ProxySQL, MaxScale …).' } },
+    is_vip: { type: types.boolean(), column: 'is_vip', default: false, description: { en: 'Is a virtual IP.', fr: 'Est une IP virtuelle.' } },
+    is_monitored: { type: types.boolean(), column: 'is_monitored', default: true, description: { en: 'Whether the server is monitored.', fr: 'Si le serveur est supervisé.' } },
+    is_deleted: { type: types.zeroOrOne(), column: 'is_deleted', readOnly: true, default: 0, description: { en: '1 once the server is deleted.', fr: '1 une fois le serveur supprimé.' } },
   },
   unique: [{ fields: ['ip', 'port'], amongLive: true }],
   deletion: { mode: 'soft', flagField: 'is_deleted', liveColumn: 'live' },
@@ -136,16 +134,15 @@ const sshKeys: ResourceDefinition = {
   table: 'ssh_keys',
   description: { en: 'SSH key pairs used to reach storage areas. The private key is write-only and stored encrypted.', fr: 'Paires de clés SSH utilisées pour joindre les espaces de stockage. La clé privée est en écriture seule et stockée chiffrée.' },
   fields: {
-    type: { type: kinds.oneOf(['ED25519', 'RSA']), column: 'type', required: true, description: { en: 'Key algorithm; must match pub.', fr: 'Algorithme de la clé ; doit correspondre à pub.' } },
-    pub: { type: kinds.sshPublicKey(16384), column: 'pub', required: true, description: { en: 'One OpenSSH public key line.', fr: 'Une ligne de clé publique OpenSSH.' } },
+    type: { type: types.oneOf(['ED25519', 'RSA']), column: 'type', required: true, description: { en: 'Key algorithm; must match pub.', fr: 'Algorithme de la clé ; doit correspondre à pub.' } },
+    pub: { type: types.sshPublicKey(16384), column: 'pub', required: true, description: { en: 'One OpenSSH public key line.', fr: 'Une ligne de clé publique OpenSSH.' } },
     fingerprint: {
-      type: kinds.sshFingerprint(),
+      type: types.sshFingerprint(),
       column: 'fingerprint',
-      derived: true,
       description: { en: 'SHA256 fingerprint of pub, as `ssh-keygen -l` prints it; derived, and checked if sent.', fr: 'Empreinte SHA256 de pub, telle que `ssh-keygen -l` l’affiche ; dérivée, et vérifiée si elle est envoyée.' },
     },
     'privée': {
-      type: kinds.privateKeyMaterial(32768),
+      type: types.privateKeyMaterial(32768),
       column: 'private_key',
       required: true,
       writeOnly: true,
@@ -162,19 +159,5 @@ const sshKeys: ResourceDefinition = {
   },
 };
 
+/** In the order of the document and of `GET /` listings. */
 export const RESOURCES: readonly ResourceDefinition[] = [tags, clients, environments, aliases, storageAreas, servers, sshKeys];
-
-const byName = new Map(RESOURCES.map((resource) => [resource.name, resource]));
-
-export function findResource(name: string): ResourceDefinition | undefined {
-  return byName.get(name);
-}
-
-/** Entries that point at `target`, as (resource, field) pairs, for delete rules. */
-export function referencesTo(target: ResourceDefinition): { resource: ResourceDefinition; field: string }[] {
-  return RESOURCES.flatMap((resource) =>
-    Object.entries(resource.fields)
-      .filter(([, field]) => field.references?.resource === target.name)
-      .map(([field]) => ({ resource, field })),
-  );
-}

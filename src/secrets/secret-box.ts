@@ -3,7 +3,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../errors/config-error.js';
 
 const ALGORITHM = 'aes-256-gcm';
 const KEY_BYTES = 32;

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { DEFAULT_REGISTRY } from '../../src/registry/registry.js';
 
 export type Backend = 'sqlite' | 'postgres' | 'mariadb';
 
@@ -54,7 +55,8 @@ async function mariadbQuery<T>(url: string, work: (connection: mysql.Connection)
   }
 }
 
-const TABLES = ['tags', 'clients', 'environments', 'aliases', 'storage_areas', 'servers', 'ssh_keys'];
+/** The tables of every resource the registry describes. */
+const TABLES = DEFAULT_REGISTRY.resources.map((resource) => resource.table);
 
 /** Every table's rows, as one text. One query at a time: a pg client queues concurrent
  * queries, and pg 9 will refuse them. */

@@ -1,27 +1,15 @@
-// Frozen: the schema as first released. Never edit a migration that has shipped; add one.
-// It imports nothing from the application, so that later code changes cannot alter it.
-import { MysqlAdapter, PostgresAdapter, sql, type CreateTableBuilder, type Kysely } from 'kysely';
-
-type Table = CreateTableBuilder<string, any>;
+// Frozen: the schema as first released. Never change what a migration that has shipped does;
+// add one. It imports nothing from the application, so that later code changes cannot alter
+// it; what differs between dialects comes from the DDL helpers it is handed (the same
+// statements it has always run).
+import type { Kysely } from 'kysely';
+import type { Ddl, TableBuilder } from './ddl.js';
 
 // Seed rows carry fixed timestamps so that every database is born identical.
 const BORN = '2026-01-01T00:00:00.000Z';
 
-export async function up(db: Kysely<any>): Promise<void> {
-  const adapter = db.getExecutor().adapter;
-  const postgres = adapter instanceof PostgresAdapter;
-  const mysql = adapter instanceof MysqlAdapter;
-
-  const create = (name: string, columns: (table: Table) => Table): Table => {
-    let table = db.schema.createTable(name).addColumn('id', postgres ? 'serial' : 'integer', (c) =>
-      postgres ? c.primaryKey() : c.primaryKey().autoIncrement(),
-    );
-    table = columns(table)
-      .addColumn('created_at', 'varchar(32)', (c) => c.notNull())
-      .addColumn('updated_at', 'varchar(32)', (c) => c.notNull());
-    // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
-    return mysql ? table.modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`) : table;
-  };
+export async function up(db: Kysely<any>, ddl: Ddl): Promise<void> {
+  const create = (name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder => ddl.createEntryTable(db, name, columns);
 
   await create('tags', (t) =>
     t
@@ -120,12 +108,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .values({ id: 99, libelle: 'system', logo: '', is_monitored: 0, created_at: BORN, updated_at: BORN })
     .execute();
 
-  if (postgres) {
-    // Explicit ids do not move a PostgreSQL sequence: start new rows after the seeds.
-    for (const table of ['environments', 'clients']) {
-      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
-    }
-  }
+  // New rows get ids above the seeds.
+  for (const table of ['environments', 'clients']) await ddl.continueIdsAfterSeeds(db, table);
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

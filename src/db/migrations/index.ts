@@ -1,8 +1,8 @@
 // The ordered list of migrations. Listed explicitly (not read from a folder) so that the
 // compiled service and the TypeScript sources run the very same set.
-import type { Migration } from 'kysely';
 import * as initialSchema from './0001-initial-schema.js';
 import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
+import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial-schema': initialSchema,

@@ -1,0 +1,101 @@
+// Everything the service reads from its environment, parsed once at start-up so that a
+// wrong setting stops the process with a clear message instead of failing on first use.
+import { loadApiTokens, type ApiToken } from '../auth/api-tokens.js';
+import { ConfigError } from '../errors/config-error.js';
+import { dialectOf, type ConnectOptions } from '../db/connect.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  /** Raw SECRET_KEY value (hex or base64 of 32 bytes); when absent a key file is used. */
+  secretKey: string | undefined;
+  secretKeyFile: string;
+  bodyLimit: number;
+  logLevel: string;
+  /** SQLite `synchronous` pragma: FULL keeps acknowledged writes across power loss too. */
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** PostgreSQL and MariaDB: connections per instance, and how long to wait for them. */
+  databasePoolSize: number;
+  databaseConnectTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
+  /** How long SIGTERM/SIGINT may wait for in-flight requests before the process gives up. */
+  shutdownGraceMs: number;
+  /** Bearer tokens; none configured means anonymous access, on a loopback HOST only. */
+  apiTokens: ApiToken[];
+  /** Requests a minute per token (or per address when anonymous); 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  /** Slow or stuck clients: time to send the headers, the whole request, and idle keep-alive. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  /** Processes serving the port (node:cluster); 1 serves from this process alone. */
+  workers: number;
+  /** Entries GET by id keeps in memory (SQLite only); 0 turns the cache off. */
+  entryCacheSize: number;
+}
+
+export { ConfigError };
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+export function connectOptions(config: Config): ConnectOptions {
+  return {
+    sqliteSynchronous: config.sqliteSynchronous,
+    poolSize: config.databasePoolSize,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+    queryTimeoutMs: config.databaseQueryTimeoutMs,
+  };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.has(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}, got "${logLevel}"`);
+  }
+  const synchronous = (env.SQLITE_SYNCHRONOUS || 'FULL').toUpperCase();
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new ConfigError(`SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "${env.SQLITE_SYNCHRONOUS}"`);
+  }
+  const workers = integerSetting(env, 'WORKERS', 1, 1, 64);
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/config.db';
+  // Each worker would get a database of its own, invisible to the others.
+  if (workers > 1 && dialectOf(databaseUrl).privateToProcess(databaseUrl)) {
+    throw new ConfigError('WORKERS above 1 needs a database the workers share; sqlite::memory: is private to one process');
+  }
+  const headersTimeoutMs = integerSetting(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = integerSetting(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
+  return {
+    port: integerSetting(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    secretKey: env.SECRET_KEY || undefined,
+    secretKeyFile: env.SECRET_KEY_FILE || './data/secret.key',
+    bodyLimit: integerSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel,
+    sqliteSynchronous: synchronous,
+    databasePoolSize: integerSetting(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseConnectTimeoutMs: integerSetting(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
+    databaseQueryTimeoutMs: integerSetting(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    shutdownGraceMs: integerSetting(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
+    apiTokens: loadApiTokens(env),
+    rateLimitPerMinute: integerSetting(env, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    workers,
+    entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
+  };
+}

@@ -1,0 +1,70 @@
+// The one interface behind which each database's differences live (one module per dialect,
+// chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
+// database it runs on: it reads these capabilities, or calls what the dialect provides.
+import type { Dialect } from 'kysely';
+import type { Ddl } from '../migrations/ddl.js';
+
+export interface DatabaseCapabilities {
+  /** INSERT … RETURNING gives the new row; otherwise the driver's insert id does. */
+  readonly returning: boolean;
+  /** SELECT … FOR UPDATE exists and is needed: concurrent transactions could otherwise both
+   * read an entry before either writes it. SQLite has neither the syntax nor the need: its
+   * one connection runs transactions one at a time. */
+  readonly rowLocks: boolean;
+  /** Write transactions run one at a time, each COMMIT waiting for an fsync: writes that
+   * arrive together then share one transaction (CommitGroup). PostgreSQL and MariaDB run
+   * transactions side by side and group commits themselves. */
+  readonly groupCommit: boolean;
+  /** A statement refused by a constraint aborts the whole transaction (PostgreSQL); SQLite and
+   * MariaDB undo the statement alone and the transaction goes on. Where it goes on, writes rely
+   * on the unique indexes to find conflicts rather than looking first. */
+  readonly failedStatementEndsTransaction: boolean;
+}
+
+/** What a driver error means for the API. */
+export type DatabaseFailure = 'unique' | 'foreign-key' | 'unavailable' | 'other';
+
+export interface PoolStatistics {
+  /** Connections the pool may open. */
+  readonly max: number;
+  /** Connections open now, busy or idle. */
+  readonly open: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
+}
+
+export interface ConnectOptions {
+  sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** Connections a server-backed pool opens at most. */
+  poolSize: number;
+  /** How long to wait for a connection before answering 503. */
+  connectTimeoutMs: number;
+  /** How long one statement may run before it is abandoned. */
+  queryTimeoutMs: number;
+}
+
+/** A database opened by a dialect, before Kysely is put on top. */
+export interface OpenedDatabase {
+  readonly dialect: Dialect;
+  /** A short, credential-free description for logs. */
+  readonly description: string;
+  readonly poolStatistics?: () => PoolStatistics;
+  /** A value that changes whenever another connection commits, read synchronously where an
+   * embedded database tells it without a round trip (SQLite's data_version). */
+  readonly changeMarker?: () => unknown;
+}
+
+export interface DatabaseDialect {
+  /** URL schemes of DATABASE_URL, with their colon: `sqlite:`. */
+  readonly schemes: readonly string[];
+  readonly capabilities: DatabaseCapabilities;
+  open(url: string, options: ConnectOptions): OpenedDatabase;
+  /** Whether the database of this URL is private to the process that opens it (so cluster
+   * workers could not share it). */
+  privateToProcess(url: string): boolean;
+  /** The meaning of a driver error of this database, or undefined if it is not one of its own. */
+  failureOf(error: unknown): DatabaseFailure | undefined;
+  /** For migrations. */
+  readonly ddl: Ddl;
+}

@@ -1,0 +1,79 @@
+// MariaDB (and MySQL) through mysql2: a pool per instance, row locks, no RETURNING, binary
+// collation so that uniqueness is exact as on the other backends.
+import { MysqlDialect, sql } from 'kysely';
+import { createPool } from 'mysql2';
+import { ConfigError } from '../../errors/config-error.js';
+import type { Ddl } from '../migrations/ddl.js';
+import { withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import { describeServer, parseServerUrl, serverFailureOf } from './server-url.js';
+
+function open(url: string, options: ConnectOptions): OpenedDatabase {
+  const parsed = parseServerUrl(url);
+  const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+  if (database === '') throw new ConfigError('DATABASE_URL must name a database, e.g. mysql://user@host:3306/config');
+  const pool = createPool({
+    host: parsed.hostname,
+    port: parsed.port === '' ? 3306 : Number(parsed.port),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    database,
+    connectionLimit: options.poolSize,
+    connectTimeout: options.connectTimeoutMs,
+    charset: 'utf8mb4',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    enableKeepAlive: true,
+  });
+  pool.on('connection', (connection) => {
+    // MariaDB's statement time limit; MySQL refuses the variable, which is harmless here.
+    connection.query(`SET SESSION max_statement_time = ${options.queryTimeoutMs / 1000}`, () => undefined);
+  });
+  // mysql2 publishes no pool figures; these queues have held them since its first release.
+  const queues = pool as unknown as Record<'_allConnections' | '_freeConnections' | '_connectionQueue', { length: number }>;
+  return {
+    dialect: new MysqlDialect({ pool }),
+    description: describeServer('mariadb', parsed),
+    poolStatistics: () => ({
+      max: options.poolSize,
+      open: queues._allConnections.length,
+      idle: queues._freeConnections.length,
+      waiting: queues._connectionQueue.length,
+    }),
+  };
+}
+
+const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
+  ER_DUP_ENTRY: 'unique',
+  ER_NO_REFERENCED_ROW_2: 'foreign-key',
+  ER_ROW_IS_REFERENCED_2: 'foreign-key',
+  ER_NO_REFERENCED_ROW: 'foreign-key',
+  ER_ROW_IS_REFERENCED: 'foreign-key',
+  // Deadlocks and lock waits (Galera certification conflicts among them) are transient: the
+  // caller should try again, as after an outage.
+  ER_LOCK_DEADLOCK: 'unavailable',
+  ER_LOCK_WAIT_TIMEOUT: 'unavailable',
+  PROTOCOL_CONNECTION_LOST: 'unavailable',
+  PROTOCOL_SEQUENCE_TIMEOUT: 'unavailable',
+  ER_CON_COUNT_ERROR: 'unavailable',
+  ER_STATEMENT_TIMEOUT: 'unavailable',
+  ER_SERVER_SHUTDOWN: 'unavailable',
+};
+
+const ddl: Ddl = {
+  createEntryTable: (db, name, columns) =>
+    withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
+      // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
+      .modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`),
+  // AUTO_INCREMENT continues after the largest id.
+  continueIdsAfterSeeds: async () => undefined,
+};
+
+export const mariadbDialect: DatabaseDialect = {
+  schemes: ['mysql:', 'mariadb:'],
+  capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false },
+  open,
+  privateToProcess: () => false,
+  failureOf: serverFailureOf(FAILURES),
+  ddl,
+};

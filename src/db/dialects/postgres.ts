@@ -1,0 +1,66 @@
+// PostgreSQL through node-postgres: a pool per instance, row locks, RETURNING, and a
+// transaction that a refused statement aborts as a whole.
+import { PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Ddl } from '../migrations/ddl.js';
+import { withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import { describeServer, parseServerUrl, serverFailureOf } from './server-url.js';
+
+function open(url: string, options: ConnectOptions): OpenedDatabase {
+  const parsed = parseServerUrl(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    query_timeout: options.queryTimeoutMs,
+    idleTimeoutMillis: 30_000,
+  });
+  // A connection dropped by a restarting server must not take the process down: the pool
+  // reports it for idle clients, the client itself for one in use (its query fails on its
+  // own, and becomes a 503). The pool replaces lost clients on next use.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return {
+    dialect: new PostgresDialect({ pool }),
+    description: describeServer('postgres', parsed),
+    poolStatistics: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
+}
+
+const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
+  '23505': 'unique',
+  '23503': 'foreign-key',
+  // Serialization failures and deadlocks are transient: the caller should try again, as
+  // after an outage. So are a cancelled statement (timeout) and a server shutting down.
+  '40001': 'unavailable',
+  '40P01': 'unavailable',
+  '57014': 'unavailable',
+  '57P01': 'unavailable',
+  '57P02': 'unavailable',
+  '57P03': 'unavailable',
+  '08000': 'unavailable',
+  '08001': 'unavailable',
+  '08003': 'unavailable',
+  '08006': 'unavailable',
+};
+
+// node-postgres reports a lost or unobtainable connection without a code.
+const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed/i;
+
+const ddl: Ddl = {
+  createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey()))),
+  // Explicit ids do not move a PostgreSQL sequence.
+  continueIdsAfterSeeds: async (db, table) => {
+    await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
+  },
+};
+
+export const postgresDialect: DatabaseDialect = {
+  schemes: ['postgres:', 'postgresql:'],
+  capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true },
+  open,
+  privateToProcess: () => false,
+  failureOf: serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE),
+  ddl,
+};

@@ -1,0 +1,151 @@
+// SQLite through better-sqlite3: the embedded default. One connection, transactions one at a
+// time (BEGIN IMMEDIATE, so that processes sharing the file queue rather than fail), WAL,
+// commits grouped (see CommitGroup), and a change marker for the entry cache.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  type SqliteDialectConfig,
+} from 'kysely';
+import { ConfigError } from '../../errors/config-error.js';
+import { makeRoom } from '../bounded-map.js';
+import type { Ddl } from '../migrations/ddl.js';
+import { withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+
+// A deferred BEGIN takes the write lock only at the first write: when another process (a
+// cluster worker) committed since this transaction read, SQLite fails it with BUSY_SNAPSHOT
+// at once instead of waiting. BEGIN IMMEDIATE takes the lock first and waits busy_timeout,
+// so transactions of every process on one file run one at a time, as they do within one.
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+// SQLite runs DDL in transactions, though Kysely's adapter says otherwise. Saying so makes
+// the migrator run in one BEGIN IMMEDIATE transaction, so that processes starting together
+// on one file migrate it one after the other instead of each creating the same tables.
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
+function sqlitePath(url: string): string {
+  const rest = url.slice('sqlite:'.length);
+  const path = rest.startsWith('//') ? rest.slice(2) : rest;
+  if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path or :memory:');
+  return path;
+}
+
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** Switching a file to WAL takes an exclusive lock, and SQLite refuses it at once (SQLITE_BUSY,
+ * without its busy handler) while another process starting on the same new file holds a lock:
+ * try again for as long as the busy timeout. */
+function enterWalMode(database: SqliteDatabase.Database): void {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+      // Startup is synchronous here; a short blocking pause is what the busy handler does too.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 40);
+    }
+  }
+}
+
+// Kysely prepares every query anew; SQLite then parses and plans the same few statements
+// thousands of times a second. Statements are reusable (Kysely runs them to completion
+// before the next), so keep them, a bounded number, by their SQL text.
+const STATEMENTS_KEPT = 512;
+
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = database.prepare(sql);
+        makeRoom(statements, STATEMENTS_KEPT);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  } as SqliteDialectConfig['database'];
+}
+
+function open(url: string, options: ConnectOptions): OpenedDatabase {
+  const path = sqlitePath(url);
+  const inMemory = path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const database = new SqliteDatabase(path);
+  // First: another process starting on the same file may hold a lock for a moment.
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  if (!inMemory) enterWalMode(database);
+  database.pragma(`synchronous = ${options.sqliteSynchronous}`);
+  database.pragma('foreign_keys = ON');
+  const dataVersion = database.prepare('pragma data_version').pluck();
+  // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
+  database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  return {
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    description: inMemory ? 'sqlite (in memory)' : `sqlite (${path})`,
+    // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
+    // statement runs synchronously, so never in the middle of another one.
+    changeMarker: () => dataVersion.get(),
+  };
+}
+
+const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
+  SQLITE_CONSTRAINT_UNIQUE: 'unique',
+  SQLITE_CONSTRAINT_PRIMARYKEY: 'unique',
+  SQLITE_CONSTRAINT_FOREIGNKEY: 'foreign-key',
+  SQLITE_BUSY: 'unavailable',
+  SQLITE_CANTOPEN: 'unavailable',
+};
+
+const ddl: Ddl = {
+  createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))),
+  // AUTOINCREMENT continues after the largest id ever used.
+  continueIdsAfterSeeds: async () => undefined,
+};
+
+export const sqliteDialect: DatabaseDialect = {
+  schemes: ['sqlite:'],
+  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false },
+  open,
+  privateToProcess: (url) => sqlitePath(url) === ':memory:',
+  failureOf: (error) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string') return undefined;
+    return FAILURES[code] ?? (code.startsWith('SQLITE_IOERR') ? 'unavailable' : undefined);
+  },
+  ddl,
+};

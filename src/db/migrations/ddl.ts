@@ -1,0 +1,23 @@
+// What a migration is handed besides the database: the few DDL statements that each dialect
+// spells its own way. Migrations use these instead of asking which database they run on, and
+// import nothing else from the application (they are frozen in time). Each dialect module
+// implements this interface; what an existing helper emits never changes (add a new one).
+import type { CreateTableBuilder, Kysely } from 'kysely';
+
+export type TableBuilder = CreateTableBuilder<string, any>;
+
+export interface Ddl {
+  /**
+   * A table of entries: an integer `id` primary key that the database assigns, the columns
+   * `columns` adds, then `created_at` and `updated_at` (ISO text); text compares exactly
+   * (binary collation) on every backend. Call `.execute()` on the result.
+   */
+  createEntryTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
+  /** After rows were inserted with explicit ids: new rows get ids above the largest. */
+  continueIdsAfterSeeds(db: Kysely<any>, table: string): Promise<void>;
+}
+
+export interface Migration {
+  up(db: Kysely<any>, ddl: Ddl): Promise<void>;
+  down?(db: Kysely<any>, ddl: Ddl): Promise<void>;
+}

@@ -1,0 +1,102 @@
+// The one error type of the service. Whatever goes wrong ends as an ApiError, and the
+// error handler turns it into the problem+json body of the contract (section 6).
+import { STATUS_CODES } from 'node:http';
+import type { MessageLanguage } from '../messages/languages.js';
+import { message, render, type Message, type MessageKey, type MessageParams } from '../messages/messages.js';
+
+/** The status of every code: the one place it is stated (the document reads it from here). */
+export const STATUS_OF = {
+  MALFORMED_JSON: 400,
+  BAD_QUERY: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  DELETE_GUARDED: 409,
+  REFERENCED: 409,
+  CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UNAVAILABLE: 503,
+} as const satisfies Readonly<Record<string, number>>;
+
+export type ErrorCode = keyof typeof STATUS_OF;
+
+/** Every code, in the order of their statuses. */
+export const ERROR_CODES = Object.keys(STATUS_OF) as ErrorCode[];
+
+// RFC 9110 renamed these two; Node still uses the older names.
+const TITLES: Record<number, string> = { 413: 'Content Too Large', 422: 'Unprocessable Content' };
+
+export interface FieldProblem {
+  field: string;
+  message: Message;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: Message,
+    readonly fieldProblems: readonly FieldProblem[] = [],
+    readonly headers: Readonly<Record<string, string>> = {},
+    /** Extra members of the problem body (RFC 9457 extensions). */
+    readonly extensions: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(`${code}: ${detail.key}`);
+    this.name = 'ApiError';
+    this.status = STATUS_OF[code];
+  }
+}
+
+export function apiError(code: ErrorCode, key: MessageKey, params?: MessageParams): ApiError {
+  return new ApiError(code, message(key, params));
+}
+
+export function fieldProblem(field: string, key: MessageKey, params?: MessageParams): FieldProblem {
+  return { field, message: message(key, params) };
+}
+
+/** 405 with the `Allow` header: the one answer to a method a path does not serve. */
+export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {
+  const allow = allowed.join(', ');
+  return new ApiError('METHOD_NOT_ALLOWED', message('method.notAllowed', { method, allow }), [], { allow });
+}
+
+export function validationFailed(problems: readonly FieldProblem[]): ApiError {
+  return new ApiError('VALIDATION_FAILED', message('body.invalid', { count: problems.length }), problems);
+}
+
+export interface ProblemBody {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  error: string;
+  errors?: { field: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+export function problemBody(error: ApiError, language: MessageLanguage): ProblemBody {
+  const detail = render(error.detail, language);
+  const body: ProblemBody = {
+    type: 'about:blank',
+    title: TITLES[error.status] ?? STATUS_CODES[error.status] ?? 'Error',
+    status: error.status,
+    code: error.code,
+    detail,
+    // `error` is what clients of the older PHP API read.
+    error: detail,
+    ...error.extensions,
+  };
+  if (error.fieldProblems.length > 0) {
+    body.errors = error.fieldProblems.map((p) => ({ field: p.field, message: render(p.message, language) }));
+  }
+  return body;
+}

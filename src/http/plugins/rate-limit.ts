@@ -1,0 +1,60 @@
+// Optional request budget per caller (RATE_LIMIT_PER_MINUTE): a token bucket per valid
+// bearer token, else per address, so that guessing tokens is limited like anonymous use.
+// Runs before authentication. Public endpoints are not counted, so that health checks never
+// starve. The limit is per instance.
+import { createHash } from 'node:crypto';
+import fp from 'fastify-plugin';
+import { bearerToken, scopeOf, type ApiToken } from '../../auth/api-tokens.js';
+import { isPublicPath } from '../../auth/public-paths.js';
+import { ApiError } from '../../errors/api-error.js';
+import { message } from '../../messages/messages.js';
+
+interface Bucket {
+  tokens: number;
+  updated: number;
+}
+
+// Enough callers for any fleet; past it the oldest buckets are dropped rather than memory grown.
+const MAX_BUCKETS = 100_000;
+
+function callerKey(header: string | undefined, ip: string, tokens: readonly ApiToken[]): string {
+  const presented = bearerToken(header);
+  if (presented === undefined || scopeOf(tokens, presented) === undefined) return `a:${ip}`;
+  // The token itself is never kept as a key, only its digest.
+  return `t:${createHash('sha256').update(presented).digest('base64url')}`;
+}
+
+export default fp<{ perMinute: number; tokens: readonly ApiToken[] }>(
+  async (app, { perMinute, tokens }) => {
+    if (perMinute <= 0) return;
+    const refillPerMs = perMinute / 60_000;
+    const buckets = new Map<string, Bucket>();
+
+    const sweep = setInterval(() => {
+      const now = Date.now();
+      for (const [key, bucket] of buckets) if (now - bucket.updated > 120_000) buckets.delete(key);
+    }, 60_000);
+    sweep.unref();
+    app.addHook('onClose', async () => clearInterval(sweep));
+
+    app.addHook('onRequest', async (request) => {
+      if (isPublicPath(request.url)) return;
+      const key = callerKey(request.headers.authorization, request.ip, tokens);
+      const now = Date.now();
+      let bucket = buckets.get(key);
+      if (bucket === undefined) {
+        if (buckets.size >= MAX_BUCKETS) buckets.delete(buckets.keys().next().value as string);
+        bucket = { tokens: perMinute, updated: now };
+        buckets.set(key, bucket);
+      }
+      bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.updated) * refillPerMs);
+      bucket.updated = now;
+      if (bucket.tokens < 1) {
+        const seconds = Math.max(1, Math.ceil((1 - bucket.tokens) / refillPerMs / 1000));
+        throw new ApiError('RATE_LIMITED', message('rate.limited', { seconds }), [], { 'retry-after': String(seconds) });
+      }
+      bucket.tokens -= 1;
+    });
+  },
+  { name: 'rate-limit', dependencies: ['problem-responses'] },
+);

@@ -1,0 +1,25 @@
+// The generic routes of `/{lang}/api/config/{resource}[/{id}]`: no code per table. Each
+// request is handed to the pipeline (src/pipeline/handle-request.ts), which reads top to
+// bottom: parse, plan, execute, respond.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { handleRequest, type PipelineContext } from '../../pipeline/handle-request.js';
+import type { HttpInput } from '../../pipeline/parse-request.js';
+import type { RequestTarget } from '../../pipeline/request-target.js';
+import { endpointRoute } from './endpoint-route.js';
+
+function httpInput(request: FastifyRequest): HttpInput {
+  return {
+    method: request.method,
+    query: request.query as Record<string, unknown>,
+    body: request.body,
+    ifMatch: request.headers['if-match'],
+    ifNoneMatch: request.headers['if-none-match'],
+  };
+}
+
+export default async function configApiRoutes(app: FastifyInstance): Promise<void> {
+  const context: PipelineContext = { registry: app.registry, store: app.store, cache: app.entryCache };
+  const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
+  endpointRoute(app, app.registry, '/:lang/api/config/:resource', 'collection', handle);
+  endpointRoute(app, app.registry, '/:lang/api/config/:resource/:id', 'item', handle);
+}

@@ -1,0 +1,58 @@
+// Every route of the API's paths serves one endpoint for all methods, so that a wrong method
+// is a 405 and not a 404. The path is resolved (parse, first part) before the body is read.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { apiError } from '../../errors/api-error.js';
+import type { Outcome } from '../../pipeline/respond.js';
+import { ALLOWED_METHODS, resolveTarget, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
+import type { Registry } from '../../registry/registry.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    target: RequestTarget | null;
+  }
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+// What Fastify would have said for an object body; the pipeline hands over JSON text.
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function isJson(contentType: string | undefined): boolean {
+  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
+  return mediaType === 'application/json';
+}
+
+export function endpointRoute(
+  app: FastifyInstance,
+  registry: Registry,
+  url: string,
+  endpoint: Endpoint,
+  handle: (target: RequestTarget, request: FastifyRequest) => Promise<Outcome>,
+): void {
+  app.route({
+    method: app.supportedMethods,
+    url,
+    // Callback style, as the plugins' hooks: no promise per request.
+    onRequest: (request, reply, done) => {
+      try {
+        request.target = resolveTarget(registry, endpoint, request.params as Record<string, string>, request.method);
+        // Checked before the body is read, so that a body in another format is a clean 415.
+        if (BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
+          throw apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
+        }
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      // Answered here: the request goes no further, so done() is not called.
+      if (request.method === 'OPTIONS') reply.code(204).header('allow', ALLOWED_METHODS[endpoint].join(', ')).send();
+      else done();
+    },
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const outcome = await handle(request.target!, request);
+      if (outcome.headers !== undefined) reply.headers(outcome.headers);
+      reply.code(outcome.status);
+      if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
+      return reply.send(outcome.body);
+    },
+  });
+}

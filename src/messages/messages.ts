@@ -1,0 +1,179 @@
+// Every sentence the API can say, in French and English. Errors carry a key and its
+// parameters, and are put into words only when the response is written, in the language
+// of the request path. Messages never quote a submitted value: a value may be key material.
+import type { MessageLanguage } from './languages.js';
+
+const catalog = {
+  // request level
+  'path.unknown': { en: 'No resource lives at this path.', fr: 'Aucune ressource à cette adresse.' },
+  'resource.unknown': { en: 'Unknown resource "{resource}".', fr: 'Ressource « {resource} » inconnue.' },
+  'entry.notFound': { en: 'No entry {id} in {resource}.', fr: 'Aucune entrée {id} dans {resource}.' },
+  'method.notAllowed': {
+    en: 'Method {method} is not allowed here; allowed: {allow}.',
+    fr: 'La méthode {method} n’est pas permise ici ; permises : {allow}.',
+  },
+  'body.malformed': { en: 'The request body is not valid JSON.', fr: 'Le corps de la requête n’est pas du JSON valide.' },
+  'body.empty': { en: 'The request body is empty; a JSON object is expected.', fr: 'Le corps de la requête est vide ; un objet JSON est attendu.' },
+  'body.forbiddenKey': {
+    en: 'The request body uses a forbidden key (__proto__ or constructor).',
+    fr: 'Le corps de la requête utilise une clé interdite (__proto__ ou constructor).',
+  },
+  'body.tooLarge': { en: 'The request body exceeds {limit} bytes.', fr: 'Le corps de la requête dépasse {limit} octets.' },
+  'body.mediaType': {
+    en: 'Send the body as JSON with the header Content-Type: application/json.',
+    fr: 'Envoyez le corps en JSON avec l’en-tête Content-Type: application/json.',
+  },
+  'body.invalid': {
+    en: 'The request body is invalid ({count} error(s)); see errors.',
+    fr: 'Le corps de la requête est invalide ({count} erreur(s)) ; voir errors.',
+  },
+  'query.integerRange': {
+    en: 'Query parameter "{parameter}" must be an integer from {min} to {max}.',
+    fr: 'Le paramètre de requête « {parameter} » doit être un entier de {min} à {max}.',
+  },
+  'query.boolean': {
+    en: 'Query parameter "{parameter}" must be true or false.',
+    fr: 'Le paramètre de requête « {parameter} » doit valoir true ou false.',
+  },
+  'query.unknown': {
+    en: 'Query parameter "{parameter}" is not supported here.',
+    fr: 'Le paramètre de requête « {parameter} » n’est pas pris en charge ici.',
+  },
+  'query.oneOf': {
+    en: 'Query parameter "{parameter}" must be one of: {values}.',
+    fr: 'Le paramètre de requête « {parameter} » doit valoir l’une de ces valeurs : {values}.',
+  },
+  'query.repeated': {
+    en: 'Query parameter "{parameter}" is given more than once.',
+    fr: 'Le paramètre de requête « {parameter} » est donné plusieurs fois.',
+  },
+  'query.sort': {
+    en: 'Query parameter "{parameter}" must be a comma-separated list of distinct fields of this resource, each optionally preceded by "-".',
+    fr: 'Le paramètre de requête « {parameter} » doit être une liste, séparée par des virgules, de champs distincts de cette ressource, chacun éventuellement précédé de « - ».',
+  },
+  'query.search': {
+    en: 'Query parameter "{parameter}" must be 1 to {max} characters.',
+    fr: 'Le paramètre de requête « {parameter} » doit compter de 1 à {max} caractères.',
+  },
+  'query.filterValue': {
+    en: 'Query parameter "{parameter}" is not a valid value of that field.',
+    fr: 'Le paramètre de requête « {parameter} » n’est pas une valeur valide de ce champ.',
+  },
+  'precondition.failed': {
+    en: 'The entry has changed since the version named by If-Match; read it again.',
+    fr: 'L’entrée a changé depuis la version désignée par If-Match ; relisez-la.',
+  },
+  'conflict.unique': { en: 'Another entry already uses this value.', fr: 'Une autre entrée utilise déjà cette valeur.' },
+  'conflict.summary': { en: 'The entry conflicts with an existing one; see errors.', fr: 'L’entrée entre en conflit avec une entrée existante ; voir errors.' },
+  'delete.guarded': {
+    en: '{resource} {id} is built into the platform and cannot be deleted.',
+    fr: '{resource} {id} fait partie de la plateforme et ne peut pas être supprimé.',
+  },
+  'delete.referenced': {
+    en: '{resource} {id} is still used by: {users}.',
+    fr: '{resource} {id} est encore utilisé par : {users}.',
+  },
+  'auth.missing': {
+    en: 'This API needs a bearer token: send Authorization: Bearer <token>.',
+    fr: 'Cette API demande un jeton : envoyez Authorization: Bearer <jeton>.',
+  },
+  'auth.invalid': { en: 'The bearer token is not valid.', fr: 'Le jeton n’est pas valide.' },
+  'auth.readOnly': {
+    en: 'This token may only read; {method} needs a write token.',
+    fr: 'Ce jeton ne permet que la lecture ; {method} demande un jeton d’écriture.',
+  },
+  'rate.limited': {
+    en: 'Too many requests; try again in {seconds} s.',
+    fr: 'Trop de requêtes ; réessayez dans {seconds} s.',
+  },
+  'body.encoding': { en: 'The request body is not valid UTF-8.', fr: 'Le corps de la requête n’est pas de l’UTF-8 valide.' },
+  'body.duplicateKey': {
+    en: 'The request body names the same key twice in one object.',
+    fr: 'Le corps de la requête nomme deux fois la même clé dans un objet.',
+  },
+  'body.tooDeep': {
+    en: 'The request body nests deeper than {depth} levels.',
+    fr: 'Le corps de la requête est imbriqué sur plus de {depth} niveaux.',
+  },
+  'database.unavailable': { en: 'The database cannot be reached; try again shortly.', fr: 'La base de données est injoignable ; réessayez sous peu.' },
+  'server.internal': { en: 'An internal error occurred.', fr: 'Une erreur interne s’est produite.' },
+  'metrics.unavailable': {
+    en: 'The workers’ metrics could not be gathered; try again shortly.',
+    fr: 'Les métriques des processus n’ont pas pu être rassemblées ; réessayez sous peu.',
+  },
+
+  // field level
+  'field.body': { en: 'the body must be a JSON object.', fr: 'le corps doit être un objet JSON.' },
+  'field.required': { en: 'this field is required.', fr: 'ce champ est obligatoire.' },
+  'field.unknown': { en: 'this resource has no such field.', fr: 'cette ressource n’a pas ce champ.' },
+  'field.idMismatch': { en: 'must equal the id in the path ({id}).', fr: 'doit être égal à l’id du chemin ({id}).' },
+  'field.text': {
+    en: 'must be a string of {min} to {max} characters, without control characters.',
+    fr: 'doit être une chaîne de {min} à {max} caractères, sans caractère de contrôle.',
+  },
+  'field.textOrNull': {
+    en: 'must be null or a string of {min} to {max} characters, without control characters.',
+    fr: 'doit être null ou une chaîne de {min} à {max} caractères, sans caractère de contrôle.',
+  },
+  'field.hexColor': { en: 'must be "#" followed by six hexadecimal digits.', fr: 'doit être « # » suivi de six chiffres hexadécimaux.' },
+  'field.slug': {
+    en: 'must be {min} to {max} characters among a-z, 0-9, "_" and "-".',
+    fr: 'doit compter {min} à {max} caractères parmi a-z, 0-9, « _ » et « - ».',
+  },
+  'field.oneOf': { en: 'must be one of: {values}.', fr: 'doit être l’une des valeurs : {values}.' },
+  'field.character': { en: 'must be exactly one visible character.', fr: 'doit être exactement un caractère visible.' },
+  'field.integer': { en: 'must be an integer from {min} to {max}.', fr: 'doit être un entier de {min} à {max}.' },
+  'field.timestamp': { en: 'must be a timestamp as the service writes it (ISO 8601, UTC).', fr: 'doit être un horodatage tel que le service l’écrit (ISO 8601, UTC).' },
+  'field.boolean': { en: 'must be true or false (or 1 or 0).', fr: 'doit être true ou false (ou 1 ou 0).' },
+  'field.reference': { en: 'must be the id of an entry of {resource}.', fr: 'doit être l’id d’une entrée de {resource}.' },
+  'field.referenceMissing': { en: '{resource} {id} does not exist.', fr: '{resource} {id} n’existe pas.' },
+  'field.referenceDeleted': { en: '{resource} {id} is deleted.', fr: '{resource} {id} est supprimé.' },
+  'field.ipAddress': { en: 'must be an IPv4 or IPv6 address.', fr: 'doit être une adresse IPv4 ou IPv6.' },
+  'field.host': {
+    en: 'must be an IPv4 address, an IPv6 address or a DNS name, of at most {max} characters.',
+    fr: 'doit être une adresse IPv4, une adresse IPv6 ou un nom DNS, de {max} caractères au plus.',
+  },
+  'field.dnsName': { en: 'must be a DNS name of 1 to {max} characters.', fr: 'doit être un nom DNS de 1 à {max} caractères.' },
+  'field.absolutePath': {
+    en: 'must be an absolute path (starting with "/") of at most {max} characters.',
+    fr: 'doit être un chemin absolu (commençant par « / ») de {max} caractères au plus.',
+  },
+  'field.sshPublicKey': {
+    en: 'must be one OpenSSH public key line (ssh-ed25519 or ssh-rsa).',
+    fr: 'doit être une ligne de clé publique OpenSSH (ssh-ed25519 ou ssh-rsa).',
+  },
+  'field.sshPrivateKey': {
+    en: 'must be an unencrypted private key in OpenSSH or PEM format.',
+    fr: 'doit être une clé privée non chiffrée au format OpenSSH ou PEM.',
+  },
+  'field.fingerprint': { en: 'must be a fingerprint of the form SHA256:….', fr: 'doit être une empreinte de la forme SHA256:….' },
+  'field.fingerprintMismatch': {
+    en: 'does not match the public key (its fingerprint is {expected}).',
+    fr: 'ne correspond pas à la clé publique (son empreinte est {expected}).',
+  },
+  'field.keyTypeMismatch': { en: 'does not match the public key, which is {actual}.', fr: 'ne correspond pas à la clé publique, qui est {actual}.' },
+  'field.privateKeyMismatch': { en: 'is not the private half of pub.', fr: 'n’est pas la moitié privée de pub.' },
+  'field.privateKeyEncrypted': {
+    en: 'is protected by a passphrase; send the unencrypted key (it is encrypted at rest by the service).',
+    fr: 'est protégée par une phrase de passe ; envoyez la clé non chiffrée (le service la chiffre au repos).',
+  },
+} as const satisfies Record<string, Record<MessageLanguage, string>>;
+
+export type MessageKey = keyof typeof catalog;
+export type MessageParams = Record<string, string | number>;
+
+export interface Message {
+  key: MessageKey;
+  params?: MessageParams;
+}
+
+export function message(key: MessageKey, params?: MessageParams): Message {
+  return params === undefined ? { key } : { key, params };
+}
+
+export function render(msg: Message, language: MessageLanguage): string {
+  const template: string = catalog[msg.key][language];
+  const params = msg.params;
+  if (params === undefined) return template;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+}

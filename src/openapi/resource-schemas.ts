@@ -1,0 +1,95 @@
+// The schemas of one resource: the entry as responses show it, the bodies of POST, PUT and
+// PATCH, and the envelopes of the answers. Made from the registry's field types, the very
+// schemas that validate requests, so the document cannot drift from the service.
+import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
+import { MAX_ID } from '../registry/field-types.js';
+import { isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
+import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
+import { plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
+
+const EXAMPLE_TIME = '2025-01-31T08:30:00.000Z';
+
+/** The registry's request example as the service would show it: defaults filled in, no secret. */
+function entryExample(resource: ResourceDefinition): JsonObject {
+  const example: JsonObject = {};
+  for (const [name, field] of shownFields(resource)) {
+    if (name === 'id') example.id = 1;
+    else if (field.readOnly && !Object.hasOwn(resource.fields, name)) example[name] = EXAMPLE_TIME;
+    else if (name in resource.example) example[name] = resource.example[name];
+    else if ('default' in field) example[name] = field.default;
+  }
+  return example;
+}
+
+function entrySchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
+  const properties: JsonObject = {};
+  for (const [name, field] of shownFields(resource)) {
+    properties[name] = plain(field.type.output, { description: field.description[context.language], ...(field.readOnly ? { readOnly: true } : {}) });
+  }
+  return {
+    type: 'object',
+    description: resource.description[context.language],
+    required: Object.keys(properties),
+    // Strict on purpose: a response that shows a write-only field (privée) breaks the document.
+    additionalProperties: false,
+    properties,
+    examples: [entryExample(resource)],
+  };
+}
+
+function writeSchema(context: DocumentContext, resource: ResourceDefinition, mode: WriteMode): JsonObject {
+  const t = context.t;
+  const properties: JsonObject = {};
+  const required: string[] = [];
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (field.readOnly) continue;
+    const extra: JsonObject = { description: field.description[context.language] };
+    if (field.writeOnly) extra.writeOnly = true;
+    if ('default' in field && mode !== 'patch') extra.default = field.default;
+    properties[name] = plain(field.type.input, extra);
+    if (isRequired(field, mode)) required.push(name);
+  }
+  const purpose = { create: t.writeCreate, replace: t.writeReplace, patch: t.writePatch }[mode];
+  const schema: JsonObject = { type: 'object', description: `${purpose} ${t.writeCommon}`, properties, additionalProperties: false };
+  if (required.length > 0) schema.required = required;
+  return schema;
+}
+
+/** Every schema of a resource, by name (components.schemas). */
+export function resourceSchemas(context: DocumentContext, resource: ResourceDefinition): [string, JsonObject][] {
+  const s = resource.schemaName;
+  const id = { type: 'integer', minimum: 1, maximum: MAX_ID };
+  const name = { type: 'string', const: resource.name };
+  const object = (properties: JsonObject): JsonObject => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
+  return [
+    [s, entrySchema(context, resource)],
+    [`${s}Create`, writeSchema(context, resource, 'create')],
+    [`${s}Replace`, writeSchema(context, resource, 'replace')],
+    [`${s}Patch`, writeSchema(context, resource, 'patch')],
+    [
+      `${s}List`,
+      object({
+        items: { type: 'array', items: ref(s) },
+        total: { type: 'integer', minimum: 0, description: context.t.total },
+        limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
+        offset: { type: 'integer', minimum: 0 },
+      }),
+    ],
+    [`${s}Item`, object({ item: ref(s) })],
+    [`${s}Created`, object({ id, resource: name, item: ref(s) })],
+    [`${s}Updated`, object({ id, resource: name, updated: { type: 'boolean', const: true }, item: ref(s) })],
+  ];
+}
+
+/** A query parameter holds text: a field's schema as a filter value, null left out. */
+export function querySchema(field: FieldDefinition): JsonObject {
+  const schema = plain(field.type.output);
+  const members = (schema.anyOf as JsonObject[] | undefined)?.filter((member) => member.type !== 'null');
+  if (members === undefined) return schema;
+  if (members.length === 1) return members[0]!;
+  // A choice of constants reads better as an enum in the documentation page.
+  if (members.every((member) => 'const' in member && member.type === members[0]!.type)) {
+    return { type: members[0]!.type, enum: members.map((member) => member.const) };
+  }
+  return { ...schema, anyOf: members };
+}

@@ -1,0 +1,42 @@
+// The whole request of the configuration API, top to bottom, as PostgREST reads: parse the
+// HTTP request into an API request, plan it against the registry (plain data, no SQL),
+// execute the plan (one transaction for a write), and respond. A driver error that escapes
+// the execution becomes the contract's answer here: 503 to retry, or 409 for a unique or
+// foreign-key race that got past the checks; anything else is a 500 with its cause logged.
+import { ApiError, apiError } from '../errors/api-error.js';
+import type { Registry } from '../registry/registry.js';
+import { execute, type ExecutionContext } from './execute.js';
+import { parseRequest, type HttpInput } from './parse-request.js';
+import { planRequest } from './plan.js';
+import type { RequestTarget } from './request-target.js';
+import { respond, type Outcome } from './respond.js';
+
+export interface PipelineContext extends ExecutionContext {
+  readonly registry: Registry;
+}
+
+export async function handleRequest(context: PipelineContext, target: RequestTarget, input: HttpInput): Promise<Outcome> {
+  const request = parseRequest(target, input);
+  const plan = planRequest(context.registry, request);
+  let result;
+  try {
+    result = await execute(context, plan);
+  } catch (error) {
+    throw asApiError(context, error);
+  }
+  return respond(result);
+}
+
+function asApiError(context: ExecutionContext, error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  switch (context.store.failureOf(error)) {
+    // A concurrent write won the race between our check and the constraint.
+    case 'unique':
+    case 'foreign-key':
+      return apiError('CONFLICT', 'conflict.summary');
+    case 'unavailable':
+      return apiError('UNAVAILABLE', 'database.unavailable');
+    default:
+      return error;
+  }
+}

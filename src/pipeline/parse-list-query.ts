@@ -1,0 +1,115 @@
+// Parse step, lists: the query string of a list request (contract section 7), checked against
+// the registry. Sort keys and filters name registry fields, which map to registry columns, so
+// nothing a client sends is ever spliced into SQL.
+import { apiError } from '../errors/api-error.js';
+import { shownFields } from '../registry/managed-fields.js';
+import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
+import type { Filter, ListQuery, SortKey } from '../store/list-query.js';
+
+export const LIMIT_DEFAULT = 100;
+export const LIMIT_MAX = 1000;
+export const OFFSET_MAX = 1_000_000_000;
+export const SEARCH_MAX = 200;
+export const SORT_KEYS_MAX = 8;
+
+/** A field as lists see it: a field a response shows. */
+interface ListField {
+  column: string;
+  /** Turns the text of a query parameter into a value to compare, or undefined if invalid. */
+  parse: (text: string) => unknown;
+}
+
+function valueParser(field: FieldDefinition): (text: string) => unknown {
+  return (text) => {
+    // Try the text as the JSON value it may stand for (true, 3306), then as a string; the
+    // field's own schema decides which reading, if any, is valid.
+    const candidates: unknown[] = [];
+    if (text === 'true' || text === 'false') candidates.push(text === 'true');
+    if (/^-?\d{1,15}$/.test(text)) candidates.push(Number(text));
+    candidates.push(text.trim());
+    const accepted = candidates.find((candidate) => field.type.check(candidate));
+    return accepted === undefined ? undefined : field.type.toColumn(field.type.normalise(accepted));
+  };
+}
+
+const fieldsByResource = new WeakMap<ResourceDefinition, Map<string, ListField>>();
+
+function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
+  let fields = fieldsByResource.get(resource);
+  if (fields === undefined) {
+    fields = new Map(shownFields(resource).map(([name, field]) => [name, { column: field.column, parse: valueParser(field) }]));
+    fieldsByResource.set(resource, fields);
+  }
+  return fields;
+}
+
+function single(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
+  return value;
+}
+
+function integerParameter(name: string, raw: unknown, min: number, max: number, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = single(name, raw);
+  const number = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(number >= min && number <= max)) throw apiError('BAD_QUERY', 'query.integerRange', { parameter: name, min, max });
+  return number;
+}
+
+function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
+  if (raw === undefined) return [{ column: 'id', descending: true }];
+  const keys = single('sort', raw).split(',');
+  if (keys.length > SORT_KEYS_MAX) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
+  const sort: SortKey[] = [];
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const descending = key.startsWith('-');
+    const name = descending ? key.slice(1) : key;
+    const field = fields.get(name);
+    if (field === undefined || seen.has(name)) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
+    seen.add(name);
+    sort.push({ column: field.column, descending });
+  }
+  if (!seen.has('id')) sort.push({ column: 'id', descending: true });
+  return sort;
+}
+
+function parseSearch(raw: unknown, resource: ResourceDefinition): ListQuery['search'] {
+  if (raw === undefined) return undefined;
+  const text = single('q', raw);
+  if (text.length === 0 || text.length > SEARCH_MAX) throw apiError('BAD_QUERY', 'query.search', { parameter: 'q', max: SEARCH_MAX });
+  const columns = Object.values(resource.fields)
+    .filter((field) => field.type.searchable && !field.writeOnly)
+    .map((field) => field.column);
+  return { text, columns };
+}
+
+export function parseListQuery(resource: ResourceDefinition, query: Record<string, unknown>): ListQuery {
+  const fields = fieldsOf(resource);
+  const list: { -readonly [K in keyof ListQuery]: ListQuery[K] } & { filters: Filter[] } = {
+    limit: integerParameter('limit', query.limit, 1, LIMIT_MAX, LIMIT_DEFAULT),
+    offset: integerParameter('offset', query.offset, 0, OFFSET_MAX, 0),
+    sort: parseSort(query.sort, fields),
+    filters: [],
+    search: parseSearch(query.q, resource),
+    includeDeleted: false,
+  };
+  const softDelete = resource.deletion.mode === 'soft' ? resource.deletion : undefined;
+  for (const [name, raw] of Object.entries(query)) {
+    if (name === 'limit' || name === 'offset' || name === 'sort' || name === 'q') continue;
+    if (name === 'include_deleted' && softDelete !== undefined) {
+      const value = single(name, raw);
+      if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: name });
+      list.includeDeleted = value === 'true';
+      continue;
+    }
+    const field = fields.get(name);
+    if (field === undefined) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+    const value = field.parse(single(name, raw));
+    if (value === undefined) throw apiError('BAD_QUERY', 'query.filterValue', { parameter: name });
+    list.filters.push({ column: field.column, value });
+    // Asking for is_deleted=1 means asking for deleted entries.
+    if (name === softDelete?.flagField) list.includeDeleted = true;
+  }
+  return list;
+}

@@ -1,0 +1,15 @@
+// An entry as responses show it: its JSON text, made once, and the entity tag computed over
+// that very text (so the tag and the body can never disagree).
+import type { Entry } from '../store/entry-rows.js';
+import { entityTagOfJson } from './entity-tag.js';
+
+export interface ShownEntry {
+  /** The entry's JSON text, as in `{"item": …}`. */
+  readonly json: string;
+  readonly etag: string;
+}
+
+export function shownEntry(entry: Entry): ShownEntry {
+  const json = JSON.stringify(entry);
+  return { json, etag: entityTagOfJson(json) };
+}

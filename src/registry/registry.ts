@@ -1,0 +1,65 @@
+// The set of resources a service serves, checked once when it is made: a resource added with
+// a typo (a unique rule or a reference naming a field or resource that does not exist) stops
+// the start-up with a clear message instead of failing on the first request.
+import type { Reference } from './field-types.js';
+import type { ResourceDefinition } from './resource-definition.js';
+import { RESOURCES } from './resources.js';
+
+/** A field of `resource` that holds the id of an entry of another resource. */
+export interface ReferencingField {
+  readonly resource: ResourceDefinition;
+  readonly field: string;
+}
+
+export class Registry {
+  private readonly byName: ReadonlyMap<string, ResourceDefinition>;
+  private readonly pointingAt = new Map<string, ReferencingField[]>();
+
+  constructor(readonly resources: readonly ResourceDefinition[]) {
+    this.byName = new Map(resources.map((resource) => [resource.name, resource]));
+    const problems = resources.flatMap((resource) => this.problemsOf(resource));
+    if (problems.length > 0) throw new Error(`the resource registry is inconsistent: ${problems.join('; ')}`);
+    for (const resource of resources) {
+      for (const [field, definition] of Object.entries(resource.fields)) {
+        const target = definition.type.references?.resource;
+        if (target !== undefined) this.pointingAt.set(target, [...(this.pointingAt.get(target) ?? []), { resource, field }]);
+      }
+    }
+  }
+
+  find(name: string): ResourceDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The resource a reference points at (the registry checked that it exists). */
+  target(reference: Reference): ResourceDefinition {
+    return this.byName.get(reference.resource)!;
+  }
+
+  /** The fields, of any resource, that point at entries of `target` (its delete rule). */
+  referencesTo(target: ResourceDefinition): readonly ReferencingField[] {
+    return this.pointingAt.get(target.name) ?? [];
+  }
+
+  private problemsOf(resource: ResourceDefinition): string[] {
+    const problems: string[] = [];
+    const has = (name: string): boolean => Object.hasOwn(resource.fields, name);
+    if (this.resources.filter((other) => other.name === resource.name || other.table === resource.table).length > 1) {
+      problems.push(`${resource.name}: another resource has the same name or table`);
+    }
+    for (const rule of resource.unique) {
+      for (const name of rule.fields) if (!has(name)) problems.push(`${resource.name}: unique rule names no field "${name}"`);
+    }
+    if (resource.deletion.mode === 'soft' && !has(resource.deletion.flagField)) {
+      problems.push(`${resource.name}: soft delete names no field "${resource.deletion.flagField}"`);
+    }
+    for (const [name, field] of Object.entries(resource.fields)) {
+      const target = field.type.references?.resource;
+      if (target !== undefined && !this.byName.has(target)) problems.push(`${resource.name}.${name} points at no resource "${target}"`);
+    }
+    return problems;
+  }
+}
+
+/** The registry of this service: the contract's resources. */
+export const DEFAULT_REGISTRY = new Registry(RESOURCES);

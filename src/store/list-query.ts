@@ -1,0 +1,24 @@
+// A list request as the store runs it: columns and values only, every column named by the
+// registry (the pipeline's parse step checked the query string against it).
+
+export interface SortKey {
+  readonly column: string;
+  readonly descending: boolean;
+}
+
+export interface Filter {
+  readonly column: string;
+  readonly value: unknown;
+}
+
+export interface ListQuery {
+  readonly limit: number;
+  readonly offset: number;
+  /** Always ends with the id, so that pages never overlap or skip entries. */
+  readonly sort: readonly SortKey[];
+  readonly filters: readonly Filter[];
+  /** Case-insensitive substring over the searchable columns. */
+  readonly search?: { readonly text: string; readonly columns: readonly string[] };
+  /** Soft-deleted entries are listed too. */
+  readonly includeDeleted: boolean;
+}

@@ -1,0 +1,55 @@
+// Kysely builds an operation tree and compiles it to SQL on every call, which costs more than
+// SQLite takes to run a lookup by primary key. The store's statements follow few templates
+// (one per resource and sort of query), so each template is compiled once, by the dialect's
+// own compiler, with numbered slots where a call's values go; a call only fills the slots.
+import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import { makeRoom } from '../db/bounded-map.js';
+
+/** Stands for the value of slot `index` while a template is compiled. */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+/** Hands out the placeholders a query template is built with. */
+export type SlotMaker = (index: number) => any;
+
+const makeSlot: SlotMaker = (index) => new Slot(index);
+
+export class QueryTemplate<Row> {
+  private constructor(
+    private readonly sql: string,
+    private readonly parameters: readonly unknown[],
+  ) {}
+
+  static compile<Row>(build: (slot: SlotMaker) => Compilable<Row>): QueryTemplate<Row> {
+    const compiled = build(makeSlot).compile();
+    return new QueryTemplate<Row>(compiled.sql, compiled.parameters);
+  }
+
+  /** Runs on `executor` (the database or a transaction) with `values` in the slots. */
+  execute(executor: Kysely<any>, values: readonly unknown[]): Promise<QueryResult<Row>> {
+    const parameters = this.parameters.map((parameter) => (parameter instanceof Slot ? values[parameter.index] : parameter));
+    return executor.executeQuery(CompiledQuery.raw(this.sql, parameters) as CompiledQuery<Row>);
+  }
+}
+
+// List queries have a template per combination of filters and sort keys: far more than are
+// ever used, so the least recently compiled are dropped past this many.
+const TEMPLATES_KEPT = 1024;
+
+/** Compiled templates by a key naming the template; a store holds one. */
+export class QueryTemplates {
+  private readonly templates = new Map<string, QueryTemplate<any>>();
+
+  /** `build` runs only the first time `key` is asked for: the key must name everything the
+   * SQL text depends on (table, columns, clauses), and the values nothing else. */
+  get<Row>(key: string, build: (slot: SlotMaker) => Compilable<Row>): QueryTemplate<Row> {
+    let query = this.templates.get(key);
+    if (query === undefined) {
+      query = QueryTemplate.compile(build);
+      makeRoom(this.templates, TEMPLATES_KEPT);
+      this.templates.set(key, query);
+    }
+    return query;
+  }
+}

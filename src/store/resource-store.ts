@@ -1,0 +1,84 @@
+// Storage for every resource, driven by the registry: one code path for all tables. Columns
+// and tables come from the registry, never from a request, and values are always bound.
+// Reads run on the database; writes run in a StoreTransaction (store-transaction.ts).
+import { sql, type Kysely } from 'kysely';
+import type { DatabaseHandle, DatabaseFailure } from '../db/connect.js';
+import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { decodeEntry, shownColumns, type Entry, type Row } from './entry-rows.js';
+import type { ListQuery } from './list-query.js';
+import { QueryTemplates, type SlotMaker } from './query-templates.js';
+import { readCount } from './resource-counts.js';
+import { StoreTransaction } from './store-transaction.js';
+
+// Generic code over tables named at run time: the registry, not the compiler, vouches for them.
+type AnyDb = Kysely<any>;
+
+export class ResourceStore {
+  private readonly templates = new QueryTemplates();
+
+  constructor(
+    private readonly handle: DatabaseHandle,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.handle.transaction((tx) => work(new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.secrets)));
+  }
+
+  /** What a driver error means. */
+  failureOf(error: unknown): DatabaseFailure {
+    return this.handle.failureOf(error);
+  }
+
+  async read(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
+    const db = this.handle.db as AnyDb;
+    const query = this.templates.get(`byId ${resource.table} false`, (slot) =>
+      db.selectFrom(resource.table).select(shownColumns(resource)).where('id', '=', slot(0)),
+    );
+    const row = (await query.execute(db, [id])).rows[0] as Row | undefined;
+    return row === undefined ? undefined : decodeEntry(resource, row);
+  }
+
+  async list(resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number }> {
+    const db = this.handle.db as AnyDb;
+    const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
+    const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
+    const search = list.search !== undefined && list.search.columns.length > 0 ? list.search : undefined;
+    // Slots: the filter values, then the search pattern, then limit and offset.
+    const values: unknown[] = list.filters.map((filter) => filter.value);
+    // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
+    if (search !== undefined) values.push(`%${search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
+    const matching = (slot: SlotMaker) => {
+      let query = db.selectFrom(resource.table);
+      if (hideDeleted && flagColumn !== undefined) query = query.where(flagColumn, '=', 0);
+      list.filters.forEach((filter, index) => {
+        query = query.where(filter.column, '=', slot(index));
+      });
+      if (search !== undefined) {
+        const pattern = slot(list.filters.length);
+        query = query.where((eb) => eb.or(search.columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
+      }
+      return query;
+    };
+    const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${search?.columns.join(',') ?? '-'}`;
+    const sort = list.sort.map((key) => `${key.column}${key.descending ? '-' : '+'}`).join(',');
+    const page = this.templates.get(`page ${resource.table} ${where} ${sort}`, (slot) => {
+      let query = matching(slot).select(shownColumns(resource));
+      for (const key of list.sort) query = query.orderBy(key.column, key.descending ? 'desc' : 'asc');
+      return query.limit(slot(values.length)).offset(slot(values.length + 1));
+    });
+    const rows = (await page.execute(db, [...values, list.limit, list.offset])).rows as Row[];
+    const items = rows.map((row) => decodeEntry(resource, row));
+
+    let total: number;
+    if (list.filters.length === 0 && search === undefined) {
+      total = await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total');
+    } else {
+      const count = this.templates.get(`count ${resource.table} ${where}`, (slot) => matching(slot).select((eb) => eb.fn.countAll().as('total')));
+      total = Number(((await count.execute(db, values)).rows[0] as { total: unknown } | undefined)?.total ?? 0);
+    }
+    return { items, total };
+  }
+}

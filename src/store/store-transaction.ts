@@ -1,0 +1,185 @@
+// The writes of one transaction. How a unique rule is enforced is decided here, from the
+// dialect's capabilities, and nowhere else: where a refused statement leaves the transaction
+// usable, the unique indexes find a conflict in the write itself and only then are the rules
+// looked at one by one (to name the fields); where it aborts the transaction (PostgreSQL),
+// the rules are looked at first and the indexes catch what races past the look.
+import type { Kysely, Transaction } from 'kysely';
+import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
+import type { Database } from '../db/database-schema.js';
+import type { ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { decodeEntry, encodeValues, secretContext, shownColumns, type Entry, type Row } from './entry-rows.js';
+import type { QueryTemplates } from './query-templates.js';
+import { adjustCount } from './resource-counts.js';
+
+type AnyDb = Kysely<any>;
+
+export type ReferenceState = 'live' | 'deleted' | 'missing';
+
+/** A write refused by unique rules: the rules whose values another entry holds. */
+export class UniqueConflict extends Error {
+  constructor(readonly rules: readonly UniqueRule[]) {
+    super('unique conflict');
+    this.name = 'UniqueConflict';
+  }
+}
+
+export class StoreTransaction {
+  private readonly db: AnyDb;
+
+  constructor(
+    readonly tx: Transaction<Database>,
+    private readonly capabilities: DatabaseCapabilities,
+    private readonly failureOf: (error: unknown) => DatabaseFailure,
+    private readonly templates: QueryTemplates,
+    private readonly secrets: SecretBox,
+  ) {
+    this.db = tx as AnyDb;
+  }
+
+  /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */
+  async lockForWrite(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
+    const locked = this.capabilities.rowLocks;
+    const query = this.templates.get(`byId ${resource.table} ${locked}`, (slot) => {
+      const select = this.db.selectFrom(resource.table).select(shownColumns(resource)).where('id', '=', slot(0));
+      return locked ? select.forUpdate() : select;
+    });
+    const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
+    return row === undefined ? undefined : decodeEntry(resource, row);
+  }
+
+  /** Stores a new entry; throws UniqueConflict when its values are taken. */
+  async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string): Promise<Entry> {
+    const row: Row = { ...encodeValues(resource, values, this.secrets), created_at: now, updated_at: now };
+    if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
+    const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
+    await adjustCount(this.tx, this.templates, resource, 1, 1);
+    return entry;
+  }
+
+  /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
+  async update(resource: ResourceDefinition, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
+    const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
+    const candidate = { ...existing, ...values };
+    return this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
+  }
+
+  /** Removes a live entry for good. */
+  async remove(resource: ResourceDefinition, id: number): Promise<void> {
+    const query = this.templates.get(`delete ${resource.table}`, (slot) => this.db.deleteFrom(resource.table).where('id', '=', slot(0)));
+    await query.execute(this.db, [id]);
+    await adjustCount(this.tx, this.templates, resource, -1, -1);
+  }
+
+  /** Marks an entry deleted and takes it out of the live uniqueness rules. */
+  async softDelete(resource: ResourceDefinition, id: number, now: string): Promise<void> {
+    const deletion = resource.deletion;
+    if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
+    const flag = resource.fields[deletion.flagField]!;
+    const query = this.templates.get(`soft delete ${resource.table}`, (slot) =>
+      this.db
+        .updateTable(resource.table)
+        .set({ [flag.column]: 1, [deletion.liveColumn]: null, updated_at: slot(0) })
+        .where('id', '=', slot(1)),
+    );
+    await query.execute(this.db, [now, id]);
+    await adjustCount(this.tx, this.templates, resource, 0, -1);
+  }
+
+  async referenceState(resource: ResourceDefinition, id: number): Promise<ReferenceState> {
+    const columns = resource.deletion.mode === 'soft' ? ['id', resource.deletion.liveColumn] : ['id'];
+    const query = this.templates.get(`reference ${resource.table}`, (slot) => this.db.selectFrom(resource.table).select(columns).where('id', '=', slot(0)));
+    const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
+    if (row === undefined) return 'missing';
+    if (resource.deletion.mode === 'soft' && row[resource.deletion.liveColumn] === null) return 'deleted';
+    return 'live';
+  }
+
+  /** Ids of the entries of `resource` whose `field` points at `id`, at most `max`. */
+  async idsReferencing(resource: ResourceDefinition, field: string, id: number, max: number): Promise<number[]> {
+    const column = resource.fields[field]!.column;
+    const query = this.templates.get(`referencing ${resource.table} ${column}`, (slot) =>
+      this.db.selectFrom(resource.table).select('id').where(column, '=', slot(0)).orderBy('id').limit(slot(1)),
+    );
+    const rows = (await query.execute(this.db, [id, max])).rows as { id: unknown }[];
+    return rows.map((row) => Number(row.id));
+  }
+
+  /** The plain value of a stored secret of an entry. */
+  async storedSecret(resource: ResourceDefinition, id: number, name: string): Promise<string | undefined> {
+    const field = resource.fields[name];
+    if (field === undefined || !field.writeOnly) throw new Error(`${resource.name}.${name} is not a secret`);
+    const row = (await this.db.selectFrom(resource.table).select(field.column).where('id', '=', id).executeTakeFirst()) as Row | undefined;
+    const sealed = row?.[field.column];
+    return typeof sealed === 'string' ? this.secrets.open(sealed, secretContext(resource, field.column)) : undefined;
+  }
+
+  private async enforcingUnique(
+    resource: ResourceDefinition,
+    candidate: Record<string, unknown>,
+    existing: Entry | undefined,
+    write: () => Promise<Entry>,
+  ): Promise<Entry> {
+    if (this.capabilities.failedStatementEndsTransaction) {
+      await this.refuseTaken(resource, candidate, existing);
+      return write();
+    }
+    try {
+      return await write();
+    } catch (error) {
+      if (this.failureOf(error) === 'unique') await this.refuseTaken(resource, candidate, existing);
+      throw error;
+    }
+  }
+
+  /** Throws UniqueConflict naming every rule whose values another entry holds. */
+  private async refuseTaken(resource: ResourceDefinition, candidate: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
+    const deleted = resource.deletion.mode === 'soft' && candidate[resource.deletion.flagField] === 1;
+    const taken: UniqueRule[] = [];
+    for (const rule of resource.unique) {
+      if (rule.amongLive && deleted) continue;
+      const unchanged = existing !== undefined && rule.fields.every((name) => existing[name] === candidate[name]);
+      if (unchanged) continue;
+      if (await this.isTaken(resource, rule, candidate, existing?.id)) taken.push(rule);
+    }
+    if (taken.length > 0) throw new UniqueConflict(taken);
+  }
+
+  /** Whether another entry already holds these values of a unique rule. */
+  private async isTaken(resource: ResourceDefinition, rule: UniqueRule, values: Record<string, unknown>, exceptId: number | undefined): Promise<boolean> {
+    const fields = rule.fields.map((name) => resource.fields[name]!);
+    const amongLive = rule.amongLive && resource.deletion.mode === 'soft' ? resource.deletion.liveColumn : undefined;
+    const query = this.templates.get(`taken ${resource.table} ${rule.fields.join(',')} ${amongLive ?? '-'} ${exceptId !== undefined}`, (slot) => {
+      let select = this.db.selectFrom(resource.table).select('id');
+      fields.forEach((field, index) => {
+        select = select.where(field.column, '=', slot(index));
+      });
+      if (amongLive !== undefined) select = select.where(amongLive, '=', 1);
+      if (exceptId !== undefined) select = select.where('id', '<>', slot(fields.length));
+      return select.limit(1);
+    });
+    const slots = rule.fields.map((name, index) => fields[index]!.type.toColumn(values[name]));
+    if (exceptId !== undefined) slots.push(exceptId);
+    return (await query.execute(this.db, slots)).rows.length > 0;
+  }
+
+  /** Runs an insert or update template over `row`'s columns; the stored entry comes back
+   * through RETURNING where the dialect has it, else by reading it again. */
+  private async writeRow(resource: ResourceDefinition, statement: 'insert' | 'update', row: Row, id: number | undefined): Promise<Entry> {
+    const columns = Object.keys(row);
+    const returning = this.capabilities.returning;
+    const query = this.templates.get(`${statement} ${resource.table} ${columns.join(',')}`, (slot) => {
+      const slots = Object.fromEntries(columns.map((column, index) => [column, slot(index)]));
+      const write: any =
+        statement === 'insert'
+          ? this.db.insertInto(resource.table).values(slots)
+          : this.db.updateTable(resource.table).set(slots).where('id', '=', slot(columns.length));
+      return returning ? write.returning(shownColumns(resource)) : write;
+    });
+    const result = await query.execute(this.db, id === undefined ? Object.values(row) : [...Object.values(row), id]);
+    if (returning) return decodeEntry(resource, result.rows[0] as Row);
+    const entry = await this.lockForWrite(resource, id ?? Number(result.insertId));
+    if (entry === undefined) throw new Error(`${resource.name} ${id ?? result.insertId} vanished while written`);
+    return entry;
+  }
+}
