@@ -196,6 +196,8 @@ describe('invalid parameters are 400 BAD_QUERY', () => {
     'port=abc', 'port=0', 'port=70000', 'is_monitored=yes', 'is_monitored=2', 'ip=has space', 'nofield=1',
     'q=', `q=${'x'.repeat(201)}`, 'include_deleted=yes', 'include_deleted=1',
     'is_deleted=2', 'id=0', 'id=abc',
+    // Past the largest id an entry can have: once a 500 on PostgreSQL (integer out of range).
+    'id=3000000000', 'id=99999999999',
   ];
   for (const query of invalid) {
     test(query.slice(0, 60), async () => {
