@@ -11,3 +11,11 @@ export type ConfigApiClient = Client<paths>;
 export function createConfigApiClient(options: ClientOptions = {}): ConfigApiClient {
   return createClient<paths>(options);
 }
+
+/** The answer to a POST of one entry, from the answers a POST of a collection may give (one
+ * entry, a dry run, a bulk array): the one a client that sent one object without `dry_run`
+ * gets. Throws on the others. */
+export function createdEntry<T extends { resource: string }>(answer: T): Extract<T, { id: number; item: unknown }> {
+  if ('item' in answer && 'id' in answer && typeof answer.id === 'number') return answer as Extract<T, { id: number; item: unknown }>;
+  throw new Error('not the answer to a POST of one entry');
+}

@@ -23,16 +23,26 @@ export interface paths {
         get: operations["listTags"];
         put?: never;
         /**
-         * Create an entry of tags
+         * Create one entry of tags, or up to 1000 at once
          * @description Labels attached to servers in the dashboards.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createTag"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of tags at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteTags"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of tags at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateTags"];
         trace?: never;
     };
     "/{lang}/api/config/tags/{id}": {
@@ -62,7 +72,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an entry of tags
-         * @description Deletes the entry for good. With `If-Match`, refused with 412 if the entry changed since.
+         * @description Deletes the entry for good. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteTag"];
         options?: never;
@@ -93,16 +103,26 @@ export interface paths {
         get: operations["listClients"];
         put?: never;
         /**
-         * Create an entry of clients
+         * Create one entry of clients, or up to 1000 at once
          * @description Customers or teams that own servers. Client 99 ("system") is reserved by the platform.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createClient"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of clients at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteClients"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of clients at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateClients"];
         trace?: never;
     };
     "/{lang}/api/config/clients/{id}": {
@@ -132,7 +152,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an entry of clients
-         * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. With `If-Match`, refused with 412 if the entry changed since.
+         * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteClient"];
         options?: never;
@@ -163,16 +183,26 @@ export interface paths {
         get: operations["listEnvironments"];
         put?: never;
         /**
-         * Create an entry of environments
+         * Create one entry of environments, or up to 1000 at once
          * @description Stages of the fleet (production, test …). Environments 1-6 are built in.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createEnvironment"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of environments at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteEnvironments"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of environments at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateEnvironments"];
         trace?: never;
     };
     "/{lang}/api/config/environments/{id}": {
@@ -202,7 +232,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an entry of environments
-         * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. With `If-Match`, refused with 412 if the entry changed since.
+         * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteEnvironment"];
         options?: never;
@@ -233,16 +263,26 @@ export interface paths {
         get: operations["listAliases"];
         put?: never;
         /**
-         * Create an entry of aliases
+         * Create one entry of aliases, or up to 1000 at once
          * @description DNS names under which a monitored server is also reached.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createAlias"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of aliases at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteAliases"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of aliases at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateAliases"];
         trace?: never;
     };
     "/{lang}/api/config/aliases/{id}": {
@@ -303,16 +343,26 @@ export interface paths {
         get: operations["listStorageAreas"];
         put?: never;
         /**
-         * Create an entry of storage-areas
+         * Create one entry of storage-areas, or up to 1000 at once
          * @description Places, reached over SSH, where backups are stored.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createStorageArea"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of storage-areas at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteStorageAreas"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of storage-areas at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateStorageAreas"];
         trace?: never;
     };
     "/{lang}/api/config/storage-areas/{id}": {
@@ -373,16 +423,26 @@ export interface paths {
         get: operations["listServers"];
         put?: never;
         /**
-         * Create an entry of servers
+         * Create one entry of servers, or up to 1000 at once
          * @description Monitored MySQL/MariaDB servers. DELETE marks a server deleted (is_deleted = 1) and keeps it.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createServer"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of servers at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteServers"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of servers at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateServers"];
         trace?: never;
     };
     "/{lang}/api/config/servers/{id}": {
@@ -424,6 +484,31 @@ export interface paths {
         patch: operations["updateServer"];
         trace?: never;
     };
+    "/{lang}/api/config/servers/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+                /** @description Id of the entry. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a deleted entry of servers
+         * @description Brings a soft-deleted entry back (is_deleted 0). An entry that is not deleted is answered unchanged. 409 CONFLICT when a live entry now holds its unique values. With `If-Match`, refused with 412 if the entry changed since.
+         */
+        post: operations["restoreServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/config/ssh-keys": {
         parameters: {
             query?: never;
@@ -443,16 +528,26 @@ export interface paths {
         get: operations["listSshKeys"];
         put?: never;
         /**
-         * Create an entry of ssh-keys
+         * Create one entry of ssh-keys, or up to 1000 at once
          * @description SSH key pairs used to reach storage areas. The private key is write-only and stored encrypted.
          *
          *     Required fields must be sent; omitted optional fields take their default.
+         *
+         *     A JSON object creates one entry. A JSON array of 1 to 1000 objects creates them all in one transaction, or none: one faulty entry refuses the whole request, and its errors name the entry by `index` (a unique clash between two entries of the request included).
          */
         post: operations["createSshKey"];
-        delete?: never;
+        /**
+         * Delete up to 1000 entries of ssh-keys at once
+         * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
+         */
+        delete: operations["deleteSshKeys"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update up to 1000 entries of ssh-keys at once
+         * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
+         */
+        patch: operations["updateSshKeys"];
         trace?: never;
     };
     "/{lang}/api/config/ssh-keys/{id}": {
@@ -715,6 +810,13 @@ export interface components {
             resource: "tags";
             item: components["schemas"]["Tag"];
         };
+        TagDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "tags";
+            item: components["schemas"]["TagUnassigned"];
+        };
         TagUpdated: {
             id: number;
             /** @constant */
@@ -722,6 +824,63 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["Tag"];
+        };
+        /** @description Labels attached to servers in the dashboards. */
+        TagUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description Label shown on the tag. */
+            name: string;
+            /** @description Text colour, #rrggbb. */
+            color: string;
+            /** @description Background colour, #rrggbb. */
+            background: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        TagBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description Label shown on the tag. */
+            name?: string;
+            /** @description Text colour, #rrggbb. */
+            color?: string;
+            /** @description Background colour, #rrggbb. */
+            background?: string;
+        };
+        TagBulkCreated: {
+            /** @constant */
+            resource: "tags";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["Tag"] | components["schemas"]["TagUnassigned"])[];
+        };
+        TagBulkUpdated: {
+            /** @constant */
+            resource: "tags";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["Tag"][];
+        };
+        TagBulkDeleted: {
+            /** @constant */
+            resource: "tags";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         /**
          * @description Customers or teams that own servers. Client 99 ("system") is reserved by the platform.
@@ -809,6 +968,13 @@ export interface components {
             resource: "clients";
             item: components["schemas"]["Client"];
         };
+        ClientDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "clients";
+            item: components["schemas"]["ClientUnassigned"];
+        };
         ClientUpdated: {
             id: number;
             /** @constant */
@@ -816,6 +982,63 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["Client"];
+        };
+        /** @description Customers or teams that own servers. Client 99 ("system") is reserved by the platform. */
+        ClientUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description Name of the client. */
+            libelle: string;
+            /** @description Logo file name or URL. */
+            logo: string;
+            /** @description Whether the client’s servers are monitored. */
+            is_monitored: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        ClientBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description Name of the client. */
+            libelle?: string;
+            /** @description Logo file name or URL. */
+            logo?: string;
+            /** @description Whether the client’s servers are monitored. */
+            is_monitored?: boolean | 0 | 1;
+        };
+        ClientBulkCreated: {
+            /** @constant */
+            resource: "clients";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["Client"] | components["schemas"]["ClientUnassigned"])[];
+        };
+        ClientBulkUpdated: {
+            /** @constant */
+            resource: "clients";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["Client"][];
+        };
+        ClientBulkDeleted: {
+            /** @constant */
+            resource: "clients";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         /**
          * @description Stages of the fleet (production, test …). Environments 1-6 are built in.
@@ -900,6 +1123,13 @@ export interface components {
             resource: "environments";
             item: components["schemas"]["Environment"];
         };
+        EnvironmentDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "environments";
+            item: components["schemas"]["EnvironmentUnassigned"];
+        };
         EnvironmentUpdated: {
             id: number;
             /** @constant */
@@ -907,6 +1137,67 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["Environment"];
+        };
+        /** @description Stages of the fleet (production, test …). Environments 1-6 are built in. */
+        EnvironmentUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description Name of the environment. */
+            libelle: string;
+            /** @description Short key used in scripts. */
+            key: string;
+            /** @description Bootstrap colour class of the badge. */
+            class: "danger" | "warning" | "default" | "info" | "success" | "primary";
+            /** @description One-letter badge. */
+            letter: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        EnvironmentBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description Name of the environment. */
+            libelle?: string;
+            /** @description Short key used in scripts. */
+            key?: string;
+            /** @description Bootstrap colour class of the badge. */
+            class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
+            /** @description One-letter badge. */
+            letter?: string;
+        };
+        EnvironmentBulkCreated: {
+            /** @constant */
+            resource: "environments";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["Environment"] | components["schemas"]["EnvironmentUnassigned"])[];
+        };
+        EnvironmentBulkUpdated: {
+            /** @constant */
+            resource: "environments";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["Environment"][];
+        };
+        EnvironmentBulkDeleted: {
+            /** @constant */
+            resource: "environments";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         /**
          * @description DNS names under which a monitored server is also reached.
@@ -994,6 +1285,13 @@ export interface components {
             resource: "aliases";
             item: components["schemas"]["Alias"];
         };
+        AliasDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "aliases";
+            item: components["schemas"]["AliasUnassigned"];
+        };
         AliasUpdated: {
             id: number;
             /** @constant */
@@ -1001,6 +1299,69 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["Alias"];
+        };
+        /** @description DNS names under which a monitored server is also reached. */
+        AliasUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description Id of the server (not deleted) the alias points to. */
+            id_mysql_server: number;
+            /**
+             * Format: hostname
+             * @description DNS name (stored in lower case).
+             */
+            dns: string;
+            /** @description TCP port. */
+            port: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        AliasBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description Id of the server (not deleted) the alias points to. */
+            id_mysql_server?: number;
+            /**
+             * Format: hostname
+             * @description DNS name (stored in lower case).
+             */
+            dns?: string;
+            /** @description TCP port. */
+            port?: number;
+        };
+        AliasBulkCreated: {
+            /** @constant */
+            resource: "aliases";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["Alias"] | components["schemas"]["AliasUnassigned"])[];
+        };
+        AliasBulkUpdated: {
+            /** @constant */
+            resource: "aliases";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["Alias"][];
+        };
+        AliasBulkDeleted: {
+            /** @constant */
+            resource: "aliases";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         /**
          * @description Places, reached over SSH, where backups are stored.
@@ -1115,6 +1476,13 @@ export interface components {
             resource: "storage-areas";
             item: components["schemas"]["StorageArea"];
         };
+        StorageAreaDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "storage-areas";
+            item: components["schemas"]["StorageAreaUnassigned"];
+        };
         StorageAreaUpdated: {
             id: number;
             /** @constant */
@@ -1122,6 +1490,75 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["StorageArea"];
+        };
+        /** @description Places, reached over SSH, where backups are stored. */
+        StorageAreaUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description IPv4 or IPv6 address of the storage host. */
+            ip: string;
+            /** @description SSH port. */
+            port: number;
+            /** @description Absolute directory for the backups. */
+            path: string;
+            /** @description Name of the storage area. */
+            libelle: string;
+            /** @description Id of the SSH key used to log in. */
+            ssh_key: number;
+            /** @description Where the storage is, e.g. "Paris, FR". */
+            "g\u00E9olocalisation": string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        StorageAreaBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description IPv4 or IPv6 address of the storage host. */
+            ip?: string;
+            /** @description SSH port. */
+            port?: number;
+            /** @description Absolute directory for the backups. */
+            path?: string;
+            /** @description Name of the storage area. */
+            libelle?: string;
+            /** @description Id of the SSH key used to log in. */
+            ssh_key?: number;
+            /** @description Where the storage is, e.g. "Paris, FR". */
+            "g\u00E9olocalisation"?: string | null;
+        };
+        StorageAreaBulkCreated: {
+            /** @constant */
+            resource: "storage-areas";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["StorageArea"] | components["schemas"]["StorageAreaUnassigned"])[];
+        };
+        StorageAreaBulkUpdated: {
+            /** @constant */
+            resource: "storage-areas";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["StorageArea"][];
+        };
+        StorageAreaBulkDeleted: {
+            /** @constant */
+            resource: "storage-areas";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         /**
          * @description Monitored MySQL/MariaDB servers. DELETE marks a server deleted (is_deleted = 1) and keeps it.
@@ -1136,6 +1573,9 @@ export interface components {
          *       "is_vip": false,
          *       "is_monitored": true,
          *       "is_deleted": 0,
+         *       "id_client": 99,
+         *       "id_environment": 1,
+         *       "tags": [],
          *       "created_at": "2025-01-31T08:30:00.000Z",
          *       "updated_at": "2025-01-31T08:30:00.000Z"
          *     }
@@ -1161,6 +1601,12 @@ export interface components {
             is_monitored: boolean;
             /** @description 1 once the server is deleted. */
             readonly is_deleted: 0 | 1;
+            /** @description Id of the client that owns the server, or null. */
+            id_client: number | null;
+            /** @description Id of the environment of the server, or null. */
+            id_environment: number | null;
+            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. */
+            tags: number[];
             /**
              * Format: date-time
              * @description ISO 8601, UTC, written by the service.
@@ -1211,6 +1657,21 @@ export interface components {
              * @default true
              */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * @description Id of the client that owns the server, or null.
+             * @default null
+             */
+            id_client?: number | null;
+            /**
+             * @description Id of the environment of the server, or null.
+             * @default null
+             */
+            id_environment?: number | null;
+            /**
+             * @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead.
+             * @default []
+             */
+            tags?: number[];
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerReplace: {
@@ -1251,6 +1712,21 @@ export interface components {
              * @default true
              */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * @description Id of the client that owns the server, or null.
+             * @default null
+             */
+            id_client?: number | null;
+            /**
+             * @description Id of the environment of the server, or null.
+             * @default null
+             */
+            id_environment?: number | null;
+            /**
+             * @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead.
+             * @default []
+             */
+            tags?: number[];
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerPatch: {
@@ -1270,6 +1746,16 @@ export interface components {
             is_vip?: boolean | 0 | 1;
             /** @description Whether the server is monitored. */
             is_monitored?: boolean | 0 | 1;
+            /** @description Id of the client that owns the server, or null. */
+            id_client?: number | null;
+            /** @description Id of the environment of the server, or null. */
+            id_environment?: number | null;
+            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. */
+            tags?: number[];
+            /** @description PATCH only: ids added to tags (never together with tags). */
+            add_tags?: number[];
+            /** @description PATCH only: ids taken out of tags (never together with tags). */
+            remove_tags?: number[];
         };
         ServerList: {
             items: components["schemas"]["Server"][];
@@ -1287,6 +1773,13 @@ export interface components {
             resource: "servers";
             item: components["schemas"]["Server"];
         };
+        ServerDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "servers";
+            item: components["schemas"]["ServerUnassigned"];
+        };
         ServerUpdated: {
             id: number;
             /** @constant */
@@ -1294,6 +1787,109 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["Server"];
+        };
+        ServerRestored: {
+            id: number;
+            /** @constant */
+            resource: "servers";
+            /** @constant */
+            restored: true;
+            item: components["schemas"]["Server"];
+        };
+        /** @description Monitored MySQL/MariaDB servers. DELETE marks a server deleted (is_deleted = 1) and keeps it. */
+        ServerUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description IPv4 or IPv6 address, or DNS name. */
+            ip: string;
+            /** @description MySQL port. */
+            port: number;
+            /** @description Host name as reported by the server. */
+            hostname: string;
+            /** @description Connect with TLS. */
+            ssl: boolean;
+            /** @description Reachable over SSH. */
+            ssh: boolean;
+            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            is_proxy: boolean;
+            /** @description Is a virtual IP. */
+            is_vip: boolean;
+            /** @description Whether the server is monitored. */
+            is_monitored: boolean;
+            /** @description 1 once the server is deleted. */
+            readonly is_deleted: 0 | 1;
+            /** @description Id of the client that owns the server, or null. */
+            id_client: number | null;
+            /** @description Id of the environment of the server, or null. */
+            id_environment: number | null;
+            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. */
+            tags: number[];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        ServerBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description IPv4 or IPv6 address, or DNS name. */
+            ip?: string;
+            /** @description MySQL port. */
+            port?: number;
+            /** @description Host name as reported by the server. */
+            hostname?: string;
+            /** @description Connect with TLS. */
+            ssl?: boolean | 0 | 1;
+            /** @description Reachable over SSH. */
+            ssh?: boolean | 0 | 1;
+            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            is_proxy?: boolean | 0 | 1;
+            /** @description Is a virtual IP. */
+            is_vip?: boolean | 0 | 1;
+            /** @description Whether the server is monitored. */
+            is_monitored?: boolean | 0 | 1;
+            /** @description Id of the client that owns the server, or null. */
+            id_client?: number | null;
+            /** @description Id of the environment of the server, or null. */
+            id_environment?: number | null;
+            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. */
+            tags?: number[];
+            /** @description PATCH only: ids added to tags (never together with tags). */
+            add_tags?: number[];
+            /** @description PATCH only: ids taken out of tags (never together with tags). */
+            remove_tags?: number[];
+        };
+        ServerBulkCreated: {
+            /** @constant */
+            resource: "servers";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["Server"] | components["schemas"]["ServerUnassigned"])[];
+        };
+        ServerBulkUpdated: {
+            /** @constant */
+            resource: "servers";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["Server"][];
+        };
+        ServerBulkDeleted: {
+            /** @constant */
+            resource: "servers";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         /**
          * @description SSH key pairs used to reach storage areas. The private key is write-only and stored encrypted.
@@ -1375,6 +1971,13 @@ export interface components {
             resource: "ssh-keys";
             item: components["schemas"]["SshKey"];
         };
+        SshKeyDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @constant */
+            resource: "ssh-keys";
+            item: components["schemas"]["SshKeyUnassigned"];
+        };
         SshKeyUpdated: {
             id: number;
             /** @constant */
@@ -1382,6 +1985,65 @@ export interface components {
             /** @constant */
             updated: true;
             item: components["schemas"]["SshKey"];
+        };
+        /** @description SSH key pairs used to reach storage areas. The private key is write-only and stored encrypted. */
+        SshKeyUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description Key algorithm; must match pub. */
+            type: "ED25519" | "RSA";
+            /** @description One OpenSSH public key line. */
+            pub: string;
+            /** @description SHA256 fingerprint of pub, as `ssh-keygen -l` prints it; derived, and checked if sent. */
+            fingerprint: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        SshKeyBulkPatch: {
+            /** @description The id of the entry this update applies to. */
+            id: number;
+            /** @description Key algorithm; must match pub. */
+            type?: "ED25519" | "RSA";
+            /** @description One OpenSSH public key line. */
+            pub?: string;
+            /** @description SHA256 fingerprint of pub, as `ssh-keygen -l` prints it; derived, and checked if sent. */
+            fingerprint?: string;
+            /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
+            "priv\u00E9e"?: string;
+        };
+        SshKeyBulkCreated: {
+            /** @constant */
+            resource: "ssh-keys";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: (components["schemas"]["SshKey"] | components["schemas"]["SshKeyUnassigned"])[];
+        };
+        SshKeyBulkUpdated: {
+            /** @constant */
+            resource: "ssh-keys";
+            /** @description Number of entries the request covered. */
+            count: number;
+            items: components["schemas"]["SshKey"][];
+        };
+        SshKeyBulkDeleted: {
+            /** @constant */
+            resource: "ssh-keys";
+            /** @description Number of entries the request covered. */
+            count: number;
+            deleted: {
+                id: number;
+                /** @enum {string} */
+                mode: "hard" | "soft";
+            }[];
         };
         Deleted: {
             id: number;
@@ -1407,7 +2069,13 @@ export interface components {
             errors?: {
                 field: string;
                 message: string;
+                /** @description In a bulk request, the position of the entry (from 0) the problem is about. */
+                index?: number;
             }[];
+            /** @description null on a 404 of an entry, as the older API answered. */
+            item?: null;
+            /** @description On a 405, the methods the path serves (as in `Allow`), for the older API’s clients. */
+            allowed?: string[];
             /** @description With REFERENCED: the entries that still use the one to delete. */
             referenced_by?: {
                 resource: string;
@@ -1543,7 +2211,8 @@ export interface components {
                  *       "status": 404,
                  *       "code": "NOT_FOUND",
                  *       "detail": "No entry 42 in tags.",
-                 *       "error": "No entry 42 in tags."
+                 *       "error": "No entry 42 in tags.",
+                 *       "item": null
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"] & {
@@ -1835,6 +2504,8 @@ export interface components {
         Search: string;
         /** @description true also lists entries marked deleted. */
         IncludeDeleted: boolean;
+        /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+        DryRun: boolean;
         /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
         IfMatch: string;
         /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
@@ -1846,6 +2517,10 @@ export interface components {
         ETag: string;
         /** @description Path of the new entry. */
         Location: string;
+        /** @description Version of the entry, for If-None-Match and If-Match. */
+        ETagOfOne: string;
+        /** @description Present, `true`, on the answer to a dry run. */
+        DryRun: "true";
         /** @description Methods this path serves. */
         Allow: string;
         /** @description The authentication scheme to use (Bearer). */
@@ -1910,7 +2585,10 @@ export interface operations {
     };
     createTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -1927,7 +2605,7 @@ export interface operations {
                  *       "background": "#337ab7"
                  *     }
                  */
-                "application/json": components["schemas"]["TagCreate"];
+                "application/json": components["schemas"]["TagCreate"] | components["schemas"]["TagCreate"][];
             };
         };
         responses: {
@@ -1935,11 +2613,102 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TagCreated"];
+                    "application/json": components["schemas"]["TagCreated"] | components["schemas"]["TagDryRunCreated"] | components["schemas"]["TagBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTags: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTags: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "name": "galera"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["TagBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -1995,7 +2764,10 @@ export interface operations {
     };
     replaceTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2025,6 +2797,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2048,7 +2821,10 @@ export interface operations {
     };
     deleteTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2066,6 +2842,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2077,6 +2854,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2085,7 +2863,10 @@ export interface operations {
     };
     updateTag: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2115,6 +2896,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2189,7 +2971,10 @@ export interface operations {
     };
     createClient: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -2206,7 +2991,7 @@ export interface operations {
                  *       "is_monitored": true
                  *     }
                  */
-                "application/json": components["schemas"]["ClientCreate"];
+                "application/json": components["schemas"]["ClientCreate"] | components["schemas"]["ClientCreate"][];
             };
         };
         responses: {
@@ -2214,11 +2999,102 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ClientCreated"];
+                    "application/json": components["schemas"]["ClientCreated"] | components["schemas"]["ClientDryRunCreated"] | components["schemas"]["ClientBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteClients: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateClients: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "libelle": "ACME"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["ClientBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -2274,7 +3150,10 @@ export interface operations {
     };
     replaceClient: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2304,6 +3183,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2327,7 +3207,10 @@ export interface operations {
     };
     deleteClient: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2345,6 +3228,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2365,7 +3249,10 @@ export interface operations {
     };
     updateClient: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2395,6 +3282,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2471,7 +3359,10 @@ export interface operations {
     };
     createEnvironment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -2489,7 +3380,7 @@ export interface operations {
                  *       "letter": "S"
                  *     }
                  */
-                "application/json": components["schemas"]["EnvironmentCreate"];
+                "application/json": components["schemas"]["EnvironmentCreate"] | components["schemas"]["EnvironmentCreate"][];
             };
         };
         responses: {
@@ -2497,11 +3388,102 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvironmentCreated"];
+                    "application/json": components["schemas"]["EnvironmentCreated"] | components["schemas"]["EnvironmentDryRunCreated"] | components["schemas"]["EnvironmentBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteEnvironments: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateEnvironments: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "libelle": "Staging"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["EnvironmentBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -2557,7 +3539,10 @@ export interface operations {
     };
     replaceEnvironment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2588,6 +3573,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2611,7 +3597,10 @@ export interface operations {
     };
     deleteEnvironment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2629,6 +3618,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2649,7 +3639,10 @@ export interface operations {
     };
     updateEnvironment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2680,6 +3673,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2754,7 +3748,10 @@ export interface operations {
     };
     createAlias: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -2771,7 +3768,7 @@ export interface operations {
                  *       "port": 3306
                  *     }
                  */
-                "application/json": components["schemas"]["AliasCreate"];
+                "application/json": components["schemas"]["AliasCreate"] | components["schemas"]["AliasCreate"][];
             };
         };
         responses: {
@@ -2779,11 +3776,101 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AliasCreated"];
+                    "application/json": components["schemas"]["AliasCreated"] | components["schemas"]["AliasDryRunCreated"] | components["schemas"]["AliasBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteAliases: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateAliases: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "id_mysql_server": 1
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["AliasBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -2839,7 +3926,10 @@ export interface operations {
     };
     replaceAlias: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2869,6 +3959,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2892,7 +3983,10 @@ export interface operations {
     };
     deleteAlias: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2910,6 +4004,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2929,7 +4024,10 @@ export interface operations {
     };
     updateAlias: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2959,6 +4057,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3039,7 +4138,10 @@ export interface operations {
     };
     createStorageArea: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -3059,7 +4161,7 @@ export interface operations {
                  *       "géolocalisation": "Paris, FR"
                  *     }
                  */
-                "application/json": components["schemas"]["StorageAreaCreate"];
+                "application/json": components["schemas"]["StorageAreaCreate"] | components["schemas"]["StorageAreaCreate"][];
             };
         };
         responses: {
@@ -3067,11 +4169,101 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["StorageAreaCreated"];
+                    "application/json": components["schemas"]["StorageAreaCreated"] | components["schemas"]["StorageAreaDryRunCreated"] | components["schemas"]["StorageAreaBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteStorageAreas: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageAreaBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateStorageAreas: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "ip": "192.0.2.10"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["StorageAreaBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageAreaBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -3127,7 +4319,10 @@ export interface operations {
     };
     replaceStorageArea: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3160,6 +4355,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3183,7 +4379,10 @@ export interface operations {
     };
     deleteStorageArea: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3201,6 +4400,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3220,7 +4420,10 @@ export interface operations {
     };
     updateStorageArea: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3253,6 +4456,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3307,10 +4511,16 @@ export interface operations {
                 is_monitored?: boolean;
                 /** @description Only entries whose `is_deleted` equals this value. */
                 is_deleted?: 0 | 1;
+                /** @description Only entries whose `id_client` equals this value. */
+                id_client?: number;
+                /** @description Only entries whose `id_environment` equals this value. */
+                id_environment?: number;
                 /** @description Only entries whose `created_at` equals this value. */
                 created_at?: string;
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
+                /** @description Entries whose tags hold this id; repeat it for entries holding every id named. */
+                tag?: number[];
             };
             header?: never;
             path: {
@@ -3341,7 +4551,10 @@ export interface operations {
     };
     createServer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -3360,10 +4573,13 @@ export interface operations {
                  *       "ssh": true,
                  *       "is_proxy": false,
                  *       "is_vip": false,
-                 *       "is_monitored": true
+                 *       "is_monitored": true,
+                 *       "id_client": 99,
+                 *       "id_environment": 1,
+                 *       "tags": []
                  *     }
                  */
-                "application/json": components["schemas"]["ServerCreate"];
+                "application/json": components["schemas"]["ServerCreate"] | components["schemas"]["ServerCreate"][];
             };
         };
         responses: {
@@ -3371,11 +4587,102 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServerCreated"];
+                    "application/json": components["schemas"]["ServerCreated"] | components["schemas"]["ServerDryRunCreated"] | components["schemas"]["ServerBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteServers: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateServers: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "ip": "192.0.2.20"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["ServerBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -3431,7 +4738,10 @@ export interface operations {
     };
     replaceServer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3455,7 +4765,10 @@ export interface operations {
                  *       "ssh": true,
                  *       "is_proxy": false,
                  *       "is_vip": false,
-                 *       "is_monitored": true
+                 *       "is_monitored": true,
+                 *       "id_client": 99,
+                 *       "id_environment": 1,
+                 *       "tags": []
                  *     }
                  */
                 "application/json": components["schemas"]["ServerReplace"];
@@ -3466,6 +4779,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3489,7 +4803,10 @@ export interface operations {
     };
     deleteServer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3507,6 +4824,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3527,7 +4845,10 @@ export interface operations {
     };
     updateServer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3551,7 +4872,10 @@ export interface operations {
                  *       "ssh": true,
                  *       "is_proxy": false,
                  *       "is_vip": false,
-                 *       "is_monitored": true
+                 *       "is_monitored": true,
+                 *       "id_client": 99,
+                 *       "id_environment": 1,
+                 *       "tags": []
                  *     }
                  */
                 "application/json": components["schemas"]["ServerPatch"];
@@ -3562,6 +4886,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3577,6 +4902,50 @@ export interface operations {
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    restoreServer: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: {
+                /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+                /** @description Id of the entry. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Restored (or unchanged, if it was not deleted). */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerRestored"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            412: components["responses"]["PreconditionFailed"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3636,7 +5005,10 @@ export interface operations {
     };
     createSshKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
@@ -3653,7 +5025,7 @@ export interface operations {
                  *       "fingerprint": "SHA256:d/ok7TzcWuHfgp+thwMPkYD6G2c4xtsGsgr2iBdHCmQ"
                  *     }
                  */
-                "application/json": components["schemas"]["SshKeyCreate"];
+                "application/json": components["schemas"]["SshKeyCreate"] | components["schemas"]["SshKeyCreate"][];
             };
         };
         responses: {
@@ -3661,11 +5033,102 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
-                    ETag: components["headers"]["ETag"];
+                    ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SshKeyCreated"];
+                    "application/json": components["schemas"]["SshKeyCreated"] | components["schemas"]["SshKeyDryRunCreated"] | components["schemas"]["SshKeyBulkCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSshKeys: {
+        parameters: {
+            query: {
+                /** @description Ids of the entries to delete, comma-separated (1 to 1000). */
+                id: string;
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKeyBulkDeleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateSshKeys: {
+        parameters: {
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "type": "ED25519"
+                 *       }
+                 *     ]
+                 */
+                "application/json": components["schemas"]["SshKeyBulkPatch"][];
+            };
+        };
+        responses: {
+            /** @description Done for every entry. */
+            200: {
+                headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKeyBulkUpdated"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -3721,7 +5184,10 @@ export interface operations {
     };
     replaceSshKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3751,6 +5217,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3774,7 +5241,10 @@ export interface operations {
     };
     deleteSshKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3792,6 +5262,7 @@ export interface operations {
             /** @description Deleted (or, for a soft delete, marked deleted). */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3812,7 +5283,10 @@ export interface operations {
     };
     updateSshKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3842,6 +5316,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {

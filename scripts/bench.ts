@@ -1,8 +1,9 @@
 // `npm run bench`: throughput and p99 latency of the service next to its ceiling, a bare
 // node:http server that answers a body of the same size, on loopback, one process each.
-// Scenarios: GET by id, GET a list page of 100, POST, PATCH, at 10,000 and 1,000,000
-// servers (BENCH_SIZES). Prints a table; nothing here is a pass/fail test, except that a
-// run with errors or a lost acknowledged write exits non-zero.
+// Scenarios: GET by id, GET a list page of 100 (plain, and filtered by tag and by client),
+// POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with 1,000 clients and 100
+// tags; then bulk writes (scripts/support/fleet-bench.ts). Prints a table; nothing here is a
+// pass/fail test, except that a run with errors or a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
+import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS, seedFleet } from './support/fleet-bench.js';
 import { residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
@@ -158,7 +160,9 @@ function seedServers(databaseFile: string, count: number): void {
   db.transaction(() => {
     for (let i = 0; i < count; i++) insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `seed-${i}`, now, now);
     db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
+    seedFleet(db, count, now);
   })();
+  db.exec('analyze');
   db.close();
 }
 
@@ -196,6 +200,12 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
     const scenarios: Scenario[] = [
       { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${randomId()}` }) },
       { name: 'GET list page (100)', method: 'GET', next: () => ({ path: '/en/api/config/servers?limit=100' }) },
+      { name: 'list ?tag=', method: 'GET', next: () => ({ path: `/en/api/config/servers?limit=100&tag=${1 + Math.floor(Math.random() * FLEET_TAGS)}` }) },
+      {
+        name: 'list ?id_client=',
+        method: 'GET',
+        next: () => ({ path: `/en/api/config/servers?limit=100&id_client=${FIRST_CLIENT + Math.floor(Math.random() * FLEET_CLIENTS)}` }),
+      },
       {
         name: 'POST',
         method: 'POST',
@@ -220,6 +230,9 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling });
     }
+    const bulk = await bulkFigures(url);
+    acknowledgedCreates += bulk.acknowledged;
+    notes.push(...bulk.notes.map((note) => `${rows} servers: ${note}`));
     const rss = Math.round(residentMegabytes(child.pid!));
     notes.push(`${rows} servers: resident memory of the service after the run ${rss} MB`);
 

@@ -78,7 +78,10 @@ export class CommitGroup {
         }
         await tx.executeQuery(RELEASE);
       }
-      await tx.commit().execute();
+      // A group none of whose writes stands (refusals, dry runs) is rolled back rather than
+      // committed: a commit would still write the pages those writes touched and undid.
+      if (results.some((result) => result.ok)) await tx.commit().execute();
+      else await tx.rollback().execute();
       return results;
     } catch (error) {
       if (!tx.isCommitted && !tx.isRolledBack) await tx.rollback().execute().catch(() => undefined);

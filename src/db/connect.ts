@@ -4,13 +4,13 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
 import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, PoolStatistics } from './dialects/database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, PoolStatistics } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ConnectOptions, DatabaseCapabilities, DatabaseFailure, PoolStatistics };
+export type { ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 
@@ -19,6 +19,8 @@ export interface DatabaseHandle {
   readonly capabilities: DatabaseCapabilities;
   /** DDL spelled the dialect's way, for migrations. */
   readonly ddl: Ddl;
+  /** Query parts spelled the dialect's way, for the store. */
+  readonly queries: DialectQueries;
   /** A short, credential-free description for logs. */
   readonly description: string;
   /** Runs `work` in a transaction (grouped with others where the dialect says so): committed
@@ -71,6 +73,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     db,
     capabilities: dialect.capabilities,
     ddl: dialect.ddl,
+    queries: dialect.queries,
     description: opened.description,
     transaction: (work) => (commitGroup === undefined ? db.transaction().execute(work) : commitGroup.run(work)),
     failureOf: (error) => dialect.failureOf(error) ?? 'other',

@@ -35,6 +35,8 @@ const TITLES: Record<number, string> = { 413: 'Content Too Large', 422: 'Unproce
 export interface FieldProblem {
   field: string;
   message: Message;
+  /** The position of the entry in a bulk request's array. */
+  index?: number;
 }
 
 export class ApiError extends Error {
@@ -62,10 +64,24 @@ export function fieldProblem(field: string, key: MessageKey, params?: MessagePar
   return { field, message: message(key, params) };
 }
 
-/** 405 with the `Allow` header: the one answer to a method a path does not serve. */
+/** 405 with the `Allow` header: the one answer to a method a path does not serve. The body
+ * also lists them in `allowed`, which the older API's clients read. */
 export function methodNotAllowed(method: string, allowed: readonly string[]): ApiError {
   const allow = allowed.join(', ');
-  return new ApiError('METHOD_NOT_ALLOWED', message('method.notAllowed', { method, allow }), [], { allow });
+  return new ApiError('METHOD_NOT_ALLOWED', message('method.notAllowed', { method, allow }), [], { allow }, { allowed: [...allowed] });
+}
+
+/** 404 of an entry: the body carries `"item": null`, as the older API's did. */
+export function entryNotFound(resource: string, id: number | string): ApiError {
+  return new ApiError('NOT_FOUND', message('entry.notFound', { id, resource }), [], {}, { item: null });
+}
+
+/** The same refusal, about the entry at `index` of a bulk request: every field problem names
+ * it, and a refusal without one gets one (field `id`) that says why. */
+export function aboutEntry(error: ApiError, index: number): ApiError {
+  const problems = error.fieldProblems.length > 0 ? error.fieldProblems : [{ field: 'id', message: error.detail }];
+  const { item: _item, ...extensions } = error.extensions;
+  return new ApiError(error.code, error.detail, problems.map((problem) => ({ ...problem, index })), error.headers, extensions);
 }
 
 export function validationFailed(problems: readonly FieldProblem[]): ApiError {
@@ -79,7 +95,7 @@ export interface ProblemBody {
   code: ErrorCode;
   detail: string;
   error: string;
-  errors?: { field: string; message: string }[];
+  errors?: { field: string; message: string; index?: number }[];
   [extension: string]: unknown;
 }
 
@@ -96,7 +112,7 @@ export function problemBody(error: ApiError, language: MessageLanguage): Problem
     ...error.extensions,
   };
   if (error.fieldProblems.length > 0) {
-    body.errors = error.fieldProblems.map((p) => ({ field: p.field, message: render(p.message, language) }));
+    body.errors = error.fieldProblems.map((p) => ({ field: p.field, message: render(p.message, language), ...(p.index === undefined ? {} : { index: p.index }) }));
   }
   return body;
 }

@@ -59,6 +59,10 @@ const catalog = {
     en: 'Query parameter "{parameter}" is not a valid value of that field.',
     fr: 'Le paramètre de requête « {parameter} » n’est pas une valeur valide de ce champ.',
   },
+  'query.bulkIds': {
+    en: 'Query parameter "{parameter}" must list 1 to {max} distinct entry ids, separated by commas.',
+    fr: 'Le paramètre de requête « {parameter} » doit lister de 1 à {max} ids d’entrées distincts, séparés par des virgules.',
+  },
   'precondition.failed': {
     en: 'The entry has changed since the version named by If-Match; read it again.',
     fr: 'L’entrée a changé depuis la version désignée par If-Match ; relisez-la.',
@@ -104,6 +108,17 @@ const catalog = {
 
   // field level
   'field.body': { en: 'the body must be a JSON object.', fr: 'le corps doit être un objet JSON.' },
+  'field.bulkBody': {
+    en: 'the body must be a JSON array of 1 to {max} entries.',
+    fr: 'le corps doit être un tableau JSON de 1 à {max} entrées.',
+  },
+  'field.entryId': { en: 'must be the id of an entry (an integer from 1).', fr: 'doit être l’id d’une entrée (un entier à partir de 1).' },
+  'field.noBody': { en: 'this request takes no body.', fr: 'cette requête ne prend pas de corps.' },
+  'field.duplicateInBatch': {
+    en: 'the same value as entry {other} of this request.',
+    fr: 'la même valeur que l’entrée {other} de cette requête.',
+  },
+  'field.idRepeated': { en: 'names the same entry as entry {other} of this request.', fr: 'désigne la même entrée que l’entrée {other} de cette requête.' },
   'field.required': { en: 'this field is required.', fr: 'ce champ est obligatoire.' },
   'field.unknown': { en: 'this resource has no such field.', fr: 'cette ressource n’a pas ce champ.' },
   'field.idMismatch': { en: 'must equal the id in the path ({id}).', fr: 'doit être égal à l’id du chemin ({id}).' },
@@ -126,6 +141,16 @@ const catalog = {
   'field.timestamp': { en: 'must be a timestamp as the service writes it (ISO 8601, UTC).', fr: 'doit être un horodatage tel que le service l’écrit (ISO 8601, UTC).' },
   'field.boolean': { en: 'must be true or false (or 1 or 0).', fr: 'doit être true ou false (ou 1 ou 0).' },
   'field.reference': { en: 'must be the id of an entry of {resource}.', fr: 'doit être l’id d’une entrée de {resource}.' },
+  'field.referenceOrNull': { en: 'must be null or the id of an entry of {resource}.', fr: 'doit être null ou l’id d’une entrée de {resource}.' },
+  'field.referenceSet': {
+    en: 'must be an array of at most {max} distinct ids of entries of {resource}.',
+    fr: 'doit être un tableau d’au plus {max} ids distincts d’entrées de {resource}.',
+  },
+  'field.linkChangeAlone': {
+    en: 'cannot be sent together with {field}, which replaces the whole set.',
+    fr: 'ne peut pas être envoyé avec {field}, qui remplace tout l’ensemble.',
+  },
+  'field.linkChangePatchOnly': { en: 'is accepted by PATCH only.', fr: 'n’est accepté que par PATCH.' },
   'field.referenceMissing': { en: '{resource} {id} does not exist.', fr: '{resource} {id} n’existe pas.' },
   'field.referenceDeleted': { en: '{resource} {id} is deleted.', fr: '{resource} {id} est supprimé.' },
   'field.ipAddress': { en: 'must be an IPv4 or IPv6 address.', fr: 'doit être une adresse IPv4 ou IPv6.' },

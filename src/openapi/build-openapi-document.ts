@@ -32,6 +32,7 @@ function sharedParameters(context: DocumentContext): JsonObject {
     Offset: { name: 'offset', in: 'query', description: t.offset, schema: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 } },
     Search: { name: 'q', in: 'query', description: t.q, schema: { type: 'string', minLength: 1, maxLength: SEARCH_MAX } },
     IncludeDeleted: { name: 'include_deleted', in: 'query', description: t.includeDeleted, schema: { type: 'boolean', default: false } },
+    DryRun: { name: 'dry_run', in: 'query', description: t.dryRun, schema: { type: 'boolean', default: false } },
     IfMatch: { name: 'If-Match', in: 'header', description: t.ifMatch, schema: { type: 'string' } },
     IfNoneMatch: { name: 'If-None-Match', in: 'header', description: t.ifNoneMatch, schema: { type: 'string' } },
   };
@@ -40,7 +41,10 @@ function sharedParameters(context: DocumentContext): JsonObject {
 function sharedHeaders(t: DocumentTexts): JsonObject {
   return {
     ETag: { description: t.etag, required: true, schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' } },
-    Location: { description: t.location, required: true, schema: { type: 'string', format: 'uri-reference' } },
+    // A create of one entry that is not a dry run has these; a bulk create or a dry run not.
+    Location: { description: t.location, schema: { type: 'string', format: 'uri-reference' } },
+    ETagOfOne: { description: t.etag, schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' } },
+    DryRun: { description: t.dryRunHeader, schema: { type: 'string', const: 'true' } },
     Allow: { description: t.allow, required: true, schema: { type: 'string' } },
     WWWAuthenticate: { description: t.wwwAuthenticate, required: true, schema: { type: 'string' } },
     RetryAfter: { description: t.retryAfter, required: true, schema: { type: 'integer', minimum: 0 } },

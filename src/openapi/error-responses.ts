@@ -99,9 +99,15 @@ export function problemSchema(t: DocumentTexts): JsonObject {
           type: 'object',
           required: ['field', 'message'],
           additionalProperties: false,
-          properties: { field: { type: 'string' }, message: { type: 'string' } },
+          properties: {
+            field: { type: 'string' },
+            message: { type: 'string' },
+            index: { type: 'integer', minimum: 0, description: t.problemIndex },
+          },
         },
       },
+      item: { type: 'null', description: t.problemItem },
+      allowed: { type: 'array', items: { type: 'string' }, description: t.problemAllowed },
       referenced_by: {
         type: 'array',
         description: t.referencedBy,

@@ -1,7 +1,7 @@
 // One example problem body per error response of the document, made by the very function
 // that writes the service's error bodies (problemBody), in the document's language: the
 // examples cannot show a body or a sentence the service would not send.
-import { ApiError, fieldProblem, problemBody, validationFailed, type ProblemBody } from '../errors/api-error.js';
+import { ApiError, entryNotFound, fieldProblem, problemBody, validationFailed, type ProblemBody } from '../errors/api-error.js';
 import type { MessageLanguage } from '../messages/languages.js';
 import { message } from '../messages/messages.js';
 
@@ -10,7 +10,7 @@ const EXAMPLES = {
   MalformedJson: () => new ApiError('MALFORMED_JSON', message('body.malformed')),
   Unauthorized: () => new ApiError('UNAUTHORIZED', message('auth.missing')),
   Forbidden: () => new ApiError('FORBIDDEN', message('auth.readOnly', { method: 'POST' })),
-  NotFound: () => new ApiError('NOT_FOUND', message('entry.notFound', { id: 42, resource: 'tags' })),
+  NotFound: () => entryNotFound('tags', 42),
   MethodNotAllowed: () => new ApiError('METHOD_NOT_ALLOWED', message('method.notAllowed', { method: 'DELETE', allow: 'GET, HEAD, POST, OPTIONS' })),
   WriteConflict: () => new ApiError('CONFLICT', message('conflict.summary'), [fieldProblem('name', 'conflict.unique')]),
   DeleteConflict: () =>

@@ -1,9 +1,11 @@
 // The two paths of one resource, `/{lang}/api/config/{resource}` and `…/{id}`, with every
 // operation, parameter and response they serve.
 import { SORT_KEYS_MAX } from '../pipeline/parse-list-query.js';
+import { BULK_MAX } from '../pipeline/parse-request.js';
+import { MAX_ID } from '../registry/field-types.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
+import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { ALWAYS, BODY_ERRORS, READ_ACCESS, WRITE_ACCESS, errors, type ErrorName } from './error-responses.js';
 import { querySchema } from './resource-schemas.js';
 
@@ -15,7 +17,9 @@ function pascalPlural(resource: ResourceDefinition): string {
 /** Sort keys and filters: every field a response shows (contract section 7). */
 function listParameters(context: DocumentContext, resource: ResourceDefinition): JsonObject[] {
   const t = context.t;
-  const fields = shownFields(resource).map(([name, field]) => [name, querySchema(field)] as const);
+  const fields = shownFields(resource)
+    .filter(([, field]) => field.link === undefined)
+    .map(([name, field]) => [name, querySchema(field)] as const);
   const key = `-?(${fields.map(([name]) => name).join('|')})`;
   const parameters: JsonObject[] = [
     parameterRef('Limit'),
@@ -25,7 +29,24 @@ function listParameters(context: DocumentContext, resource: ResourceDefinition):
   ];
   if (resource.deletion.mode === 'soft') parameters.push(parameterRef('IncludeDeleted'));
   for (const [name, schema] of fields) parameters.push({ name, in: 'query', description: t.filter(name), schema });
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (field.link === undefined) continue;
+    parameters.push({
+      name: field.link.filter,
+      in: 'query',
+      description: t.linkFilter(name),
+      schema: { type: 'array', items: { type: 'integer', minimum: 1, maximum: MAX_ID } },
+      style: 'form',
+      explode: true,
+    });
+  }
   return parameters;
+}
+
+/** One entry of a bulk PATCH: the id and the first field of the registry's example. */
+function bulkPatchExample(resource: ResourceDefinition): JsonObject[] {
+  const [name, value] = Object.entries(resource.example).find(([field]) => !resource.fields[field]?.readOnly) ?? [];
+  return [name === undefined ? { id: 1 } : { id: 1, [name]: value }];
 }
 
 function deleteDescription(context: DocumentContext, resource: ResourceDefinition, users: readonly string[], guarded: boolean): string {
@@ -48,8 +69,10 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
     required: true,
     content: { 'application/json': { schema: ref(`${s}${suffix}`), example: resource.example } },
   });
-  const etag = { ETag: { $ref: '#/components/headers/ETag' } };
-  const updated = { description: t.updated, headers: etag, content: json(ref(`${s}Updated`)) };
+  const etag = { ETag: headerRef('ETag') };
+  const dryRun = { 'Dry-Run': headerRef('DryRun') };
+  const updated = { description: t.updated, headers: { ...etag, ...dryRun }, content: json(ref(`${s}Updated`)) };
+  const entries = (items: JsonObject): JsonObject => ({ type: 'array', minItems: 1, maxItems: BULK_MAX, items });
 
   const users = context.registry.referencesTo(resource).map((reference) => reference.resource.name);
   const guarded = resource.deletion.mode === 'hard' && resource.deletion.guarded !== undefined;
@@ -60,10 +83,32 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
     tags,
     summary,
     description: operationDescription,
-    parameters: [parameterRef('IfMatch')],
+    parameters: [parameterRef('IfMatch'), parameterRef('DryRun')],
     requestBody: body(suffix),
     responses: { '200': updated, ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS, 'PreconditionFailed') },
   });
+  const restorePath: [string, JsonObject][] =
+    resource.deletion.mode !== 'soft'
+      ? []
+      : [
+          [
+            `/{lang}/api/config/${resource.name}/{id}/restore`,
+            {
+              parameters: [parameterRef('Lang'), parameterRef('Id')],
+              post: {
+                operationId: `restore${s}`,
+                tags,
+                summary: t.restore(resource.name),
+                description: t.restoreDescription,
+                parameters: [parameterRef('IfMatch'), parameterRef('DryRun')],
+                responses: {
+                  '200': { description: t.restored, headers: { ...etag, ...dryRun }, content: json(ref(`${s}Restored`)) },
+                  ...errors(...ALWAYS, ...WRITE_ACCESS, 'MalformedJson', 'ValidationFailed', 'WriteConflict', 'PreconditionFailed'),
+                },
+              },
+            },
+          ],
+        ];
 
   return [
     [
@@ -81,13 +126,44 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
         post: {
           operationId: `create${s}`,
           tags,
-          summary: t.create(resource.name),
-          description: t.createDescription(description),
-          requestBody: body('Create'),
+          summary: t.bulkCreate(resource.name),
+          description: `${t.createDescription(description)}\n\n${t.bulkCreateDescription}`,
+          parameters: [parameterRef('DryRun')],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { oneOf: [ref(`${s}Create`), entries(ref(`${s}Create`))] }, example: resource.example } },
+          },
           responses: {
-            '201': { description: t.created, headers: { Location: { $ref: '#/components/headers/Location' }, ...etag }, content: json(ref(`${s}Created`)) },
+            '201': {
+              description: t.created,
+              headers: { Location: headerRef('Location'), ETag: headerRef('ETagOfOne'), ...dryRun },
+              content: json({ anyOf: [ref(`${s}Created`), ref(`${s}DryRunCreated`), ref(`${s}BulkCreated`)] }),
+            },
             ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS),
           },
+        },
+        patch: {
+          operationId: `update${plural}`,
+          tags,
+          summary: t.bulkUpdate(resource.name),
+          description: t.bulkUpdateDescription,
+          parameters: [parameterRef('DryRun')],
+          requestBody: { required: true, content: { 'application/json': { schema: entries(ref(`${s}BulkPatch`)), example: bulkPatchExample(resource) } } },
+          responses: {
+            '200': { description: t.bulkDone, headers: dryRun, content: json(ref(`${s}BulkUpdated`)) },
+            ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS),
+          },
+        },
+        delete: {
+          operationId: `delete${plural}`,
+          tags,
+          summary: t.bulkRemove(resource.name),
+          description: t.bulkRemoveDescription,
+          parameters: [
+            { name: 'id', in: 'query', required: true, description: t.bulkIds, schema: { type: 'string', pattern: '^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9}){0,999}$' } },
+            parameterRef('DryRun'),
+          ],
+          responses: { '200': { description: t.bulkDone, headers: dryRun, content: json(ref(`${s}BulkDeleted`)) }, ...errors(...deleteErrors) },
         },
       },
     ],
@@ -114,10 +190,11 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           tags,
           summary: t.remove(resource.name),
           description: deleteDescription(context, resource, users, guarded),
-          parameters: [parameterRef('IfMatch')],
-          responses: { '200': { description: t.deleted, content: json(ref('Deleted')) }, ...errors(...deleteErrors) },
+          parameters: [parameterRef('IfMatch'), parameterRef('DryRun')],
+          responses: { '200': { description: t.deleted, headers: dryRun, content: json(ref('Deleted')) }, ...errors(...deleteErrors) },
         },
       },
     ],
+    ...restorePath,
   ];
 }

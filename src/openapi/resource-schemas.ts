@@ -2,6 +2,7 @@
 // PATCH, and the envelopes of the answers. Made from the registry's field types, the very
 // schemas that validate requests, so the document cannot drift from the service.
 import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
+import { BULK_MAX } from '../pipeline/parse-request.js';
 import { MAX_ID } from '../registry/field-types.js';
 import { isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
@@ -48,6 +49,11 @@ function writeSchema(context: DocumentContext, resource: ResourceDefinition, mod
     if ('default' in field && mode !== 'patch') extra.default = field.default;
     properties[name] = plain(field.type.input, extra);
     if (isRequired(field, mode)) required.push(name);
+    // A set kept in a link table can also be changed piecemeal, by PATCH only.
+    if (field.link !== undefined && mode === 'patch') {
+      properties[field.link.addField] = plain(field.type.input, { writeOnly: true, description: t.linkAdd(name) });
+      properties[field.link.removeField] = plain(field.type.input, { writeOnly: true, description: t.linkRemove(name) });
+    }
   }
   const purpose = { create: t.writeCreate, replace: t.writeReplace, patch: t.writePatch }[mode];
   const schema: JsonObject = { type: 'object', description: `${purpose} ${t.writeCommon}`, properties, additionalProperties: false };
@@ -55,12 +61,42 @@ function writeSchema(context: DocumentContext, resource: ResourceDefinition, mod
   return schema;
 }
 
+/** One entry of a bulk PATCH: the PATCH body, with the id of its entry. */
+function bulkPatchSchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
+  const patch = writeSchema(context, resource, 'patch') as { properties: JsonObject };
+  const id = { type: 'integer', minimum: 1, maximum: MAX_ID, description: context.t.bulkEntryId };
+  return { ...patch, required: ['id'], properties: { id, ...patch.properties } };
+}
+
+const object = (properties: JsonObject): JsonObject => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
+
+/** The schemas of bulk writes (contract section 12) and of the dry run of a create. */
+function bulkSchemas(context: DocumentContext, resource: ResourceDefinition): [string, JsonObject][] {
+  const t = context.t;
+  const s = resource.schemaName;
+  const name = { type: 'string', const: resource.name };
+  const count = { type: 'integer', minimum: 1, maximum: BULK_MAX, description: t.bulkCount };
+  const entries = (items: JsonObject): JsonObject => ({ type: 'array', minItems: 1, maxItems: BULK_MAX, items });
+  const { examples: _examples, ...entry } = entrySchema(context, resource) as { properties: JsonObject; examples: unknown };
+  return [
+    // A created entry of a dry run: everything as it would be, but no id yet.
+    [`${s}Unassigned`, { ...entry, properties: { ...entry.properties, id: { type: 'null', description: t.unassignedId } } }],
+    [`${s}BulkPatch`, bulkPatchSchema(context, resource)],
+    [`${s}BulkCreated`, object({ resource: name, count, items: entries({ anyOf: [ref(s), ref(`${s}Unassigned`)] }) })],
+    [`${s}BulkUpdated`, object({ resource: name, count, items: entries(ref(s)) })],
+    [
+      `${s}BulkDeleted`,
+      object({ resource: name, count, deleted: entries(object({ id: { type: 'integer', minimum: 1, maximum: MAX_ID }, mode: { type: 'string', enum: ['hard', 'soft'] } })) }),
+    ],
+  ];
+}
+
 /** Every schema of a resource, by name (components.schemas). */
 export function resourceSchemas(context: DocumentContext, resource: ResourceDefinition): [string, JsonObject][] {
   const s = resource.schemaName;
   const id = { type: 'integer', minimum: 1, maximum: MAX_ID };
   const name = { type: 'string', const: resource.name };
-  const object = (properties: JsonObject): JsonObject => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
+  const restored = resource.deletion.mode === 'soft' ? [[`${s}Restored`, object({ id, resource: name, restored: { type: 'boolean', const: true }, item: ref(s) })] as [string, JsonObject]] : [];
   return [
     [s, entrySchema(context, resource)],
     [`${s}Create`, writeSchema(context, resource, 'create')],
@@ -77,7 +113,10 @@ export function resourceSchemas(context: DocumentContext, resource: ResourceDefi
     ],
     [`${s}Item`, object({ item: ref(s) })],
     [`${s}Created`, object({ id, resource: name, item: ref(s) })],
+    [`${s}DryRunCreated`, object({ id: { type: 'null', description: context.t.unassignedId }, resource: name, item: ref(`${s}Unassigned`) })],
     [`${s}Updated`, object({ id, resource: name, updated: { type: 'boolean', const: true }, item: ref(s) })],
+    ...restored,
+    ...bulkSchemas(context, resource),
   ];
 }
 

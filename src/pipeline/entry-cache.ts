@@ -73,7 +73,9 @@ export class EntryCache {
     this.entries.delete(this.key(table, id));
   }
 
-  private drop(): void {
+  /** Forgets every entry: for a change that touches entries it does not name one by one (a
+   * deleted tag leaves all its servers). Called when it begins and again when it has ended. */
+  drop(): void {
     this.generation += 1;
     this.entries.clear();
   }

@@ -1,16 +1,16 @@
 // Execute step: runs a plan through the store. A write runs in one transaction: the entry is
 // read under a lock, the preconditions and every check of the plan run, then the write; any
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
-import { ApiError, apiError, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
+import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { UniqueConflict, type StoreTransaction } from '../store/store-transaction.js';
 import { entityTag, ifMatchHolds } from './entity-tag.js';
 import type { EntryCache } from './entry-cache.js';
-import type { DeletePlan, ListPlan, Plan, ReadPlan, WritePlan } from './plan.js';
+import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import { shownEntry, type ShownEntry } from './shown-entry.js';
+import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {
   readonly store: ResourceStore;
@@ -23,7 +23,9 @@ export type Result =
   | { readonly action: 'list'; readonly plan: ListPlan; readonly items: Entry[]; readonly total: number }
   | { readonly action: 'read'; readonly plan: ReadPlan; readonly shown: ShownEntry }
   | { readonly action: 'create' | 'update'; readonly plan: WritePlan; readonly entry: Entry }
-  | { readonly action: 'delete'; readonly plan: DeletePlan };
+  | { readonly action: 'delete'; readonly plan: DeletePlan }
+  | { readonly action: 'restore'; readonly plan: RestorePlan; readonly entry: Entry }
+  | { readonly action: 'bulk'; readonly plan: BulkPlan; readonly entries: (Entry | undefined)[] };
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -33,10 +35,6 @@ class DryRunRollback<T> extends Error {
   constructor(readonly result: T) {
     super('dry run');
   }
-}
-
-function notFound(resource: ResourceDefinition, id: number): ApiError {
-  return apiError('NOT_FOUND', 'entry.notFound', { id, resource: resource.name });
 }
 
 function refuseIfChanged(ifMatch: string | undefined, current: Entry): void {
@@ -52,31 +50,46 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
     case 'list':
       return { action: 'list', plan, ...(await context.store.list(plan.resource, plan.list)) };
     case 'read':
-      return { action: 'read', plan, shown: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan.resource, plan.id)) };
+      return { action: 'read', plan, shown: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan)) };
     case 'create':
     case 'update':
-      return { action: plan.action, plan, entry: await changing(context, plan, (tx) => write(tx, plan)) };
+      return { action: plan.action, plan, entry: await changing(context, plan, [plan], (tx) => write(tx, plan)) };
     case 'delete':
-      await changing(context, plan, (tx) => remove(tx, plan));
+      await changing(context, plan, [plan], (tx) => remove(tx, plan));
       return { action: 'delete', plan };
+    case 'restore':
+      return { action: 'restore', plan, entry: await changing(context, plan, [plan], (tx) => restore(tx, plan)) };
+    case 'bulk':
+      return { action: 'bulk', plan, entries: await changing(context, plan, plan.entries, (tx) => bulk(tx, plan)) };
   }
 }
 
-async function readEntry(context: ExecutionContext, resource: ResourceDefinition, id: number): Promise<ShownEntry> {
+async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<ShownEntry> {
   const ticket = context.cache?.ticket();
-  const entry = await context.store.read(resource, id);
-  if (entry === undefined) throw notFound(resource, id);
+  const entry = await context.store.read(plan.resource, plan.id);
+  if (entry === undefined) throw entryNotFound(plan.resource.name, plan.id);
   const shown = shownEntry(entry);
-  if (ticket !== undefined) context.cache?.fill(resource.table, id, shown, ticket);
+  if (ticket !== undefined) context.cache?.fill(plan.resource.table, plan.id, shown, ticket);
   return shown;
 }
 
-/** Runs a write plan's transaction, rolled back for a dry run, with the cached copy of the
- * entry it changes out of the way before and after (see EntryCache). */
-async function changing<T>(context: ExecutionContext, plan: WritePlan | DeletePlan, work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+/** Runs a write's transaction, rolled back for a dry run, with the cached copies of the
+ * entries it changes out of the way before and after (see EntryCache). */
+async function changing<T>(
+  context: ExecutionContext,
+  plan: { readonly dryRun: boolean },
+  changes: readonly (WritePlan | DeletePlan | RestorePlan)[],
+  work: (tx: StoreTransaction) => Promise<T>,
+): Promise<T> {
   const { cache, store } = context;
-  const id = plan.id;
-  if (id !== undefined) cache?.invalidate(plan.resource.table, id);
+  const forget = (): void => {
+    for (const change of changes) {
+      // A delete that takes its entry out of other entries' sets changes those entries too.
+      if (change.action === 'delete' && change.unlinks.length > 0) cache?.drop();
+      else if (change.id !== undefined) cache?.invalidate(change.resource.table, change.id);
+    }
+  };
+  forget();
   try {
     return await store.transaction(async (tx) => {
       const result = await work(tx);
@@ -87,29 +100,45 @@ async function changing<T>(context: ExecutionContext, plan: WritePlan | DeletePl
     if (error instanceof DryRunRollback) return error.result as T;
     throw error;
   } finally {
-    if (id !== undefined) cache?.invalidate(plan.resource.table, id);
+    forget();
   }
+}
+
+async function lockExisting(tx: StoreTransaction, plan: { readonly resource: WritePlan['resource']; readonly id: number; readonly ifMatch: string | undefined }): Promise<Entry> {
+  const existing = await tx.lockForWrite(plan.resource, plan.id);
+  if (existing === undefined) throw entryNotFound(plan.resource.name, plan.id);
+  refuseIfChanged(plan.ifMatch, existing);
+  return existing;
 }
 
 async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   const { resource } = plan;
-  const existing = plan.id === undefined ? undefined : await tx.lockForWrite(resource, plan.id);
-  if (plan.id !== undefined && existing === undefined) throw notFound(resource, plan.id);
-  if (existing !== undefined) refuseIfChanged(plan.ifMatch, existing);
+  const existing = plan.id === undefined ? undefined : await lockExisting(tx, { resource, id: plan.id, ifMatch: plan.ifMatch });
   const candidate: Record<string, unknown> = { ...existing, ...plan.values };
+  for (const change of plan.linkChanges) {
+    const held = (candidate[change.field] as number[] | undefined) ?? [];
+    candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
+  }
 
   const problems = await checkRule(tx, plan, candidate);
   problems.push(...(await checkReferences(tx, plan)));
   if (problems.length > 0) throw validationFailed(problems);
 
-  const values = storedValues(plan, candidate);
+  const values = await changedValues(tx, plan, candidate, existing);
+  // A write that changes nothing writes nothing: updated_at and the entity tag stay.
+  if (existing !== undefined && values === undefined) return existing;
   try {
-    return existing === undefined ? await tx.insert(resource, values, now()) : await tx.update(resource, existing, values, now());
+    return existing === undefined ? await tx.insert(resource, values!, now()) : await tx.update(resource, existing, values!, now());
   } catch (error) {
-    if (!(error instanceof UniqueConflict)) throw error;
-    const named = error.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
-    throw new ApiError('CONFLICT', message('conflict.summary'), named);
+    throw uniqueRefusal(error);
   }
+}
+
+/** A UniqueConflict of the store as the contract's 409, naming the fields of each rule. */
+function uniqueRefusal(error: unknown): unknown {
+  if (!(error instanceof UniqueConflict)) return error;
+  const named = error.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
+  return new ApiError('CONFLICT', message('conflict.summary'), named);
 }
 
 /** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
@@ -133,28 +162,16 @@ async function checkReferences(tx: StoreTransaction, plan: WritePlan): Promise<F
   return problems;
 }
 
-/** What to store: every field of the entry, but a kept secret is not rewritten and
- * server-managed fields are set only when the entry is created. */
-function storedValues(plan: WritePlan, candidate: Record<string, unknown>): Record<string, unknown> {
-  const values: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(plan.resource.fields)) {
-    if (field.writeOnly && !(name in plan.values)) continue;
-    if (field.readOnly && plan.action !== 'create') continue;
-    if (name in candidate) values[name] = candidate[name];
-  }
-  return values;
-}
-
 async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
   const { resource, id } = plan;
-  const existing = await tx.lockForWrite(resource, id);
-  if (existing === undefined) throw notFound(resource, id);
-  refuseIfChanged(plan.ifMatch, existing);
+  const existing = await lockExisting(tx, plan);
   if (plan.guarded) throw apiError('DELETE_GUARDED', 'delete.guarded', { resource: resource.name, id });
   const deletion = resource.deletion;
   if (deletion.mode === 'soft' && existing[deletion.flagField] === 1) return; // already deleted: nothing to do
   await refuseIfReferenced(tx, plan);
-  if (deletion.mode === 'soft') await tx.softDelete(resource, id, now());
+  const at = now();
+  for (const unlink of plan.unlinks) await tx.unlinkTarget(unlink, id, at);
+  if (deletion.mode === 'soft') await tx.softDelete(resource, id, at);
   else await tx.remove(resource, id);
 }
 
@@ -169,4 +186,31 @@ async function refuseIfReferenced(tx: StoreTransaction, plan: DeletePlan): Promi
   throw new ApiError('REFERENCED', message('delete.referenced', { resource: plan.resource.name, id: plan.id, users: named }), [], {}, {
     referenced_by: users,
   });
+}
+
+async function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> {
+  const existing = await lockExisting(tx, plan);
+  const deletion = plan.resource.deletion;
+  // Not deleted: nothing to bring back, and nothing changes.
+  if (deletion.mode !== 'soft' || existing[deletion.flagField] !== 1) return existing;
+  try {
+    return await tx.restore(plan.resource, existing, now());
+  } catch (error) {
+    throw uniqueRefusal(error);
+  }
+}
+
+/** Every entry in turn, in one transaction: the first refusal refuses the request, naming
+ * its entry by `index` (a clash between two entries of the request included, since the
+ * earlier one is already written when the later one is checked). */
+async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | undefined)[]> {
+  const entries: (Entry | undefined)[] = [];
+  for (const [index, entry] of plan.entries.entries()) {
+    try {
+      entries.push(entry.action === 'delete' ? await remove(tx, entry).then(() => undefined) : await write(tx, entry));
+    } catch (error) {
+      throw error instanceof ApiError ? aboutEntry(error, index) : error;
+    }
+  }
+  return entries;
 }

@@ -4,7 +4,8 @@
 import { apiError } from '../errors/api-error.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
-import type { Filter, ListQuery, SortKey } from '../store/list-query.js';
+import type { Filter, LinkFilter, ListQuery, SortKey } from '../store/list-query.js';
+import { parseId } from './request-target.js';
 
 export const LIMIT_DEFAULT = 100;
 export const LIMIT_MAX = 1000;
@@ -37,7 +38,9 @@ const fieldsByResource = new WeakMap<ResourceDefinition, Map<string, ListField>>
 function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
   let fields = fieldsByResource.get(resource);
   if (fields === undefined) {
-    fields = new Map(shownFields(resource).map(([name, field]) => [name, { column: field.column, parse: valueParser(field) }]));
+    // A set kept in a link table is neither sorted by nor compared whole: its filter names one id.
+    const compared = shownFields(resource).filter(([, field]) => field.link === undefined);
+    fields = new Map(compared.map(([name, field]) => [name, { column: field.column, parse: valueParser(field) }]));
     fieldsByResource.set(resource, fields);
   }
   return fields;
@@ -86,11 +89,12 @@ function parseSearch(raw: unknown, resource: ResourceDefinition): ListQuery['sea
 
 export function parseListQuery(resource: ResourceDefinition, query: Record<string, unknown>): ListQuery {
   const fields = fieldsOf(resource);
-  const list: { -readonly [K in keyof ListQuery]: ListQuery[K] } & { filters: Filter[] } = {
+  const list: { -readonly [K in keyof ListQuery]: ListQuery[K] } & { filters: Filter[]; linkFilters: LinkFilter[] } = {
     limit: integerParameter('limit', query.limit, 1, LIMIT_MAX, LIMIT_DEFAULT),
     offset: integerParameter('offset', query.offset, 0, OFFSET_MAX, 0),
     sort: parseSort(query.sort, fields),
     filters: [],
+    linkFilters: [],
     search: parseSearch(query.q, resource),
     includeDeleted: false,
   };
@@ -101,6 +105,16 @@ export function parseListQuery(resource: ResourceDefinition, query: Record<strin
       const value = single(name, raw);
       if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: name });
       list.includeDeleted = value === 'true';
+      continue;
+    }
+    const link = Object.values(resource.fields).find((field) => field.link?.filter === name)?.link;
+    if (link !== undefined) {
+      // Repeatable: entries holding every id named.
+      for (const text of Array.isArray(raw) ? raw : [raw]) {
+        const id = typeof text === 'string' ? parseId(text) : undefined;
+        if (id === undefined) throw apiError('BAD_QUERY', 'query.filterValue', { parameter: name });
+        if (!list.linkFilters.some((filter) => filter.id === id)) list.linkFilters.push({ link, id });
+      }
       continue;
     }
     const field = fields.get(name);

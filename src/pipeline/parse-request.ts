@@ -1,24 +1,30 @@
 // Parse step: an HTTP request (its target, already resolved before the body was read; its
 // query string; its body; its conditional headers) becomes a typed API request. Nothing here
 // looks at the database.
-import { apiError } from '../errors/api-error.js';
+import { ApiError, apiError, fieldProblem, validationFailed } from '../errors/api-error.js';
+import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { ListQuery } from '../store/list-query.js';
 import { parseListQuery } from './parse-list-query.js';
-import type { RequestTarget } from './request-target.js';
+import { parseId, type RequestTarget } from './request-target.js';
+
+/** Entries one bulk request may carry (contract section 12). */
+export const BULK_MAX = 1000;
+
+interface Write {
+  readonly resource: ResourceDefinition;
+  /** Check everything, answer as if done, change nothing. */
+  readonly dryRun: boolean;
+}
 
 export type ApiRequest =
   | { readonly action: 'list'; readonly resource: ResourceDefinition; readonly list: ListQuery }
   | { readonly action: 'read'; readonly resource: ResourceDefinition; readonly id: number; readonly ifNoneMatch: string | undefined }
-  | { readonly action: 'create'; readonly resource: ResourceDefinition; readonly lang: string; readonly body: unknown }
-  | {
-      readonly action: 'replace' | 'patch';
-      readonly resource: ResourceDefinition;
-      readonly id: number;
-      readonly body: unknown;
-      readonly ifMatch: string | undefined;
-    }
-  | { readonly action: 'delete'; readonly resource: ResourceDefinition; readonly id: number; readonly ifMatch: string | undefined };
+  | (Write & { readonly action: 'create'; readonly lang: string; readonly body: unknown })
+  | (Write & { readonly action: 'replace' | 'patch'; readonly id: number; readonly body: unknown; readonly ifMatch: string | undefined })
+  | (Write & { readonly action: 'delete' | 'restore'; readonly id: number; readonly ifMatch: string | undefined })
+  | (Write & { readonly action: 'bulk-create' | 'bulk-patch'; readonly bodies: readonly unknown[] })
+  | (Write & { readonly action: 'bulk-delete'; readonly ids: readonly number[] });
 
 /** The parts of an HTTP request the API reads. */
 export interface HttpInput {
@@ -29,28 +35,79 @@ export interface HttpInput {
   readonly ifNoneMatch: string | undefined;
 }
 
-/** Only lists take query parameters; elsewhere one is a mistake worth saying, not ignoring. */
+function single(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
+  return value;
+}
+
+/** Writes take `dry_run` and the parameters named, nothing else: a mistake is said, not ignored. */
+function writeQuery(query: Record<string, unknown>, allowed: readonly string[] = []): { dryRun: boolean } {
+  for (const name in query) {
+    if (name !== 'dry_run' && !allowed.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+  }
+  if (query.dry_run === undefined) return { dryRun: false };
+  const value = single('dry_run', query.dry_run);
+  if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: 'dry_run' });
+  return { dryRun: value === 'true' };
+}
+
+/** Reads have no query parameters but a list's. */
 function refuseQuery(query: Record<string, unknown>): void {
   for (const name in query) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
 }
 
+/** A bulk body: a JSON array of 1 to BULK_MAX entries. */
+function bulkBodies(body: unknown): readonly unknown[] {
+  if (!Array.isArray(body) || body.length === 0 || body.length > BULK_MAX) {
+    throw validationFailed([fieldProblem('', 'field.bulkBody', { max: BULK_MAX })]);
+  }
+  return body;
+}
+
+/** `?id=1,2,3`: the entries of a bulk delete. */
+function bulkIds(query: Record<string, unknown>): number[] {
+  const text = query.id === undefined ? '' : single('id', query.id);
+  const ids = text.split(',').map((part) => parseId(part.trim()));
+  if (text === '' || ids.length > BULK_MAX || ids.some((id) => id === undefined) || new Set(ids).size !== ids.length) {
+    throw new ApiError('BAD_QUERY', message('query.bulkIds', { parameter: 'id', max: BULK_MAX }));
+  }
+  return ids as number[];
+}
+
 export function parseRequest(target: RequestTarget, input: HttpInput): ApiRequest {
   const resource = target.resource!;
+  const { method, query, body } = input;
   if (target.endpoint === 'collection') {
-    if (input.method !== 'POST') return { action: 'list', resource, list: parseListQuery(resource, input.query) };
-    refuseQuery(input.query);
-    return { action: 'create', resource, lang: target.lang, body: input.body };
+    switch (method) {
+      case 'POST': {
+        const { dryRun } = writeQuery(query);
+        if (Array.isArray(body)) return { action: 'bulk-create', resource, dryRun, bodies: bulkBodies(body) };
+        return { action: 'create', resource, dryRun, lang: target.lang, body };
+      }
+      case 'PATCH':
+        return { action: 'bulk-patch', resource, ...writeQuery(query), bodies: bulkBodies(body) };
+      case 'DELETE':
+        return { action: 'bulk-delete', resource, ...writeQuery(query, ['id']), ids: bulkIds(query) };
+      default:
+        return { action: 'list', resource, list: parseListQuery(resource, query) };
+    }
   }
-  refuseQuery(input.query);
   const id = target.id!;
-  switch (input.method) {
+  const ifMatch = input.ifMatch;
+  if (target.endpoint === 'restore') {
+    const { dryRun } = writeQuery(query);
+    if (body !== undefined) throw validationFailed([fieldProblem('', 'field.noBody')]);
+    return { action: 'restore', resource, id, ifMatch, dryRun };
+  }
+  switch (method) {
     case 'PUT':
-      return { action: 'replace', resource, id, body: input.body, ifMatch: input.ifMatch };
+      return { action: 'replace', resource, id, body, ifMatch, ...writeQuery(query) };
     case 'PATCH':
-      return { action: 'patch', resource, id, body: input.body, ifMatch: input.ifMatch };
+      return { action: 'patch', resource, id, body, ifMatch, ...writeQuery(query) };
     case 'DELETE':
-      return { action: 'delete', resource, id, ifMatch: input.ifMatch };
+      return { action: 'delete', resource, id, ifMatch, ...writeQuery(query) };
     default:
+      refuseQuery(query);
       return { action: 'read', resource, id, ifNoneMatch: input.ifNoneMatch };
   }
 }

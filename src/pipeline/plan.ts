@@ -2,11 +2,14 @@
 // execute step will do (the values to write, the checks to run in the transaction, whether
 // to commit) and what the answer will be made of. No SQL, no database: a plan can be built
 // and inspected in a unit test. A dry run is a plan whose transaction is rolled back.
-import type { Registry, ReferencingField } from '../registry/registry.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { aboutEntry, ApiError, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
+import { message } from '../messages/messages.js';
+import type { ReferencingField, Registry } from '../registry/registry.js';
+import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 import type { ListQuery } from '../store/list-query.js';
 import type { ApiRequest } from './parse-request.js';
-import { validateBody } from './validate-body.js';
+import { parseId } from './request-target.js';
+import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
 export interface ReferenceCheck {
@@ -41,6 +44,8 @@ export interface WritePlan {
   readonly values: Readonly<Record<string, unknown>>;
   /** The fields the body sent (the resource's rule reads them). */
   readonly sent: readonly string[];
+  /** Ids added to or taken out of sets (PATCH's add_tags, remove_tags). */
+  readonly linkChanges: readonly LinkChange[];
   readonly ifMatch: string | undefined;
   readonly references: readonly ReferenceCheck[];
   /** Check everything, answer as if done, commit nothing. */
@@ -57,20 +62,117 @@ export interface DeletePlan {
   readonly guarded: boolean;
   /** The fields of other resources that may still point at the entry (409 REFERENCED). */
   readonly referencedBy: readonly ReferencingField[];
+  /** The sets the entry is taken out of when it goes (a deleted tag leaves its servers). */
+  readonly unlinks: readonly (ReferencingField & { readonly link: LinkTable })[];
   readonly dryRun: boolean;
 }
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan;
+export interface RestorePlan {
+  readonly action: 'restore';
+  readonly resource: ResourceDefinition;
+  readonly id: number;
+  readonly ifMatch: string | undefined;
+  readonly dryRun: boolean;
+}
 
-function referenceChecks(registry: Registry, resource: ResourceDefinition, values: Readonly<Record<string, unknown>>): ReferenceCheck[] {
+/** A bulk write: its entries' plans, run in one transaction, all or nothing. */
+export interface BulkPlan {
+  readonly action: 'bulk';
+  readonly operation: 'create' | 'update' | 'delete';
+  readonly resource: ResourceDefinition;
+  readonly entries: readonly (WritePlan | DeletePlan)[];
+  readonly dryRun: boolean;
+}
+
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan;
+
+function referenceChecks(registry: Registry, resource: ResourceDefinition, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
   for (const [field, definition] of Object.entries(resource.fields)) {
     const reference = definition.type.references;
-    const id = values[field];
-    if (reference === undefined || typeof id !== 'number') continue;
-    checks.push({ field, resource: registry.target(reference), id, mustBeLive: reference.mustBeLive });
+    if (reference === undefined) continue;
+    const target = registry.target(reference);
+    const change = linkChanges.find((candidate) => candidate.field === field);
+    const value = values[field];
+    const ids = Array.isArray(value) ? value : typeof value === 'number' ? [value] : (change?.add ?? []);
+    const named = change === undefined || Array.isArray(value) ? field : definition.link!.addField;
+    for (const id of ids as number[]) checks.push({ field: named, resource: target, id, mustBeLive: reference.mustBeLive });
   }
   return checks;
+}
+
+function writePlan(registry: Registry, resource: ResourceDefinition, mode: 'create' | 'replace' | 'patch', body: unknown, id: number | undefined, rest: { lang: string; ifMatch: string | undefined; dryRun: boolean }): WritePlan {
+  const { values, sent, linkChanges } = validateBody(resource, body, mode, id);
+  return {
+    action: id === undefined ? 'create' : 'update',
+    resource,
+    id,
+    values,
+    sent,
+    linkChanges,
+    references: referenceChecks(registry, resource, values, linkChanges),
+    ...rest,
+  };
+}
+
+function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, dryRun: boolean): DeletePlan {
+  const deletion = resource.deletion;
+  const pointing = registry.referencesTo(resource);
+  return {
+    action: 'delete',
+    resource,
+    id,
+    ifMatch,
+    mode: deletion.mode,
+    guarded: deletion.mode === 'hard' && deletion.guarded?.(id) === true,
+    referencedBy: pointing.filter((referencing) => referencing.link === undefined),
+    unlinks: pointing.filter((referencing): referencing is ReferencingField & { link: LinkTable } => referencing.link !== undefined),
+    dryRun,
+  };
+}
+
+/** Plans every entry of a bulk request; every entry's refusals are reported at once, each
+ * naming its entry by `index`. */
+function eachEntry<T>(items: readonly unknown[], plan: (item: unknown, index: number) => T): T[] {
+  const problems: FieldProblem[] = [];
+  const plans: T[] = [];
+  items.forEach((item, index) => {
+    try {
+      plans.push(plan(item, index));
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'VALIDATION_FAILED') throw error;
+      problems.push(...aboutEntry(error, index).fieldProblems);
+    }
+  });
+  if (problems.length > 0) throw validationFailed(problems);
+  return plans;
+}
+
+/** Two new entries of one request that would hold the same values of a unique rule: the
+ * second is refused, naming the first, before any database work. */
+function refuseClashesWithin(entries: readonly WritePlan[]): void {
+  const problems: FieldProblem[] = [];
+  for (const rule of entries[0]?.resource.unique ?? []) {
+    const first = new Map<string, number>();
+    entries.forEach((entry, index) => {
+      const key = JSON.stringify(rule.fields.map((name) => entry.values[name]));
+      const other = first.get(key);
+      if (other === undefined) first.set(key, index);
+      else problems.push(...rule.fields.map((name) => ({ ...fieldProblem(name, 'field.duplicateInBatch', { other }), index })));
+    });
+  }
+  if (problems.length > 0) throw new ApiError('CONFLICT', message('conflict.summary'), problems);
+}
+
+/** The id a bulk PATCH entry names, which must be there, and only once in the request. */
+function bulkEntryId(item: unknown, index: number, seen: Map<number, number>): number {
+  const raw = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>).id : undefined;
+  const id = typeof raw === 'number' && Number.isInteger(raw) ? parseId(String(raw)) : undefined;
+  if (id === undefined) throw validationFailed([fieldProblem('id', raw === undefined ? 'field.required' : 'field.entryId')]);
+  const other = seen.get(id);
+  if (other !== undefined) throw validationFailed([fieldProblem('id', 'field.idRepeated', { other })]);
+  seen.set(id, index);
+  return id;
 }
 
 export function planRequest(registry: Registry, request: ApiRequest): Plan {
@@ -80,34 +182,29 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'read':
       return request;
     case 'create':
+      return writePlan(registry, resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, dryRun: request.dryRun });
     case 'replace':
-    case 'patch': {
-      const id = request.action === 'create' ? undefined : request.id;
-      const { values, sent } = validateBody(resource, request.body, request.action, id);
-      return {
-        action: id === undefined ? 'create' : 'update',
-        resource,
-        id,
-        lang: request.action === 'create' ? request.lang : '',
-        values,
-        sent,
-        ifMatch: request.action === 'create' ? undefined : request.ifMatch,
-        references: referenceChecks(registry, resource, values),
-        dryRun: false,
-      };
+    case 'patch':
+      return writePlan(registry, resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, dryRun: request.dryRun });
+    case 'delete':
+      return deletePlan(registry, resource, request.id, request.ifMatch, request.dryRun);
+    case 'restore':
+      return { action: 'restore', resource, id: request.id, ifMatch: request.ifMatch, dryRun: request.dryRun };
+    case 'bulk-create': {
+      const rest = { lang: '', ifMatch: undefined, dryRun: request.dryRun };
+      const entries = eachEntry(request.bodies, (body) => writePlan(registry, resource, 'create', body, undefined, rest));
+      refuseClashesWithin(entries);
+      return { action: 'bulk', operation: 'create', resource, entries, dryRun: request.dryRun };
     }
-    case 'delete': {
-      const deletion = resource.deletion;
-      return {
-        action: 'delete',
-        resource,
-        id: request.id,
-        ifMatch: request.ifMatch,
-        mode: deletion.mode,
-        guarded: deletion.mode === 'hard' && deletion.guarded?.(request.id) === true,
-        referencedBy: registry.referencesTo(resource),
-        dryRun: false,
-      };
+    case 'bulk-patch': {
+      const rest = { lang: '', ifMatch: undefined, dryRun: request.dryRun };
+      const seen = new Map<number, number>();
+      const entries = eachEntry(request.bodies, (body, index) => writePlan(registry, resource, 'patch', body, bulkEntryId(body, index, seen), rest));
+      return { action: 'bulk', operation: 'update', resource, entries, dryRun: request.dryRun };
+    }
+    case 'bulk-delete': {
+      const entries = request.ids.map((id) => deletePlan(registry, resource, id, undefined, request.dryRun));
+      return { action: 'bulk', operation: 'delete', resource, entries, dryRun: request.dryRun };
     }
   }
 }

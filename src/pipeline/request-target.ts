@@ -1,21 +1,26 @@
 // Parse step, first part: what a request path names. Runs before the body is read, so that
 // an unknown language, resource or id is a 404 and a wrong method a 405, whatever the body
 // holds.
-import { apiError, methodNotAllowed } from '../errors/api-error.js';
+import { apiError, entryNotFound, methodNotAllowed } from '../errors/api-error.js';
 import { isPlatformLanguage, messageLanguage, type MessageLanguage } from '../messages/languages.js';
 import { MAX_ID } from '../registry/field-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** The endpoints the service answers under a language. */
-export type Endpoint = 'collection' | 'item' | 'openapi' | 'docs';
+export type Endpoint = 'collection' | 'item' | 'restore' | 'openapi' | 'docs';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
-  collection: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+  // PATCH and DELETE of a collection are bulk writes (contract section 12).
+  collection: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
   item: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  restore: ['POST', 'OPTIONS'],
   openapi: ['GET', 'HEAD', 'OPTIONS'],
   docs: ['GET', 'HEAD', 'OPTIONS'],
 };
+
+/** Endpoints whose writes carry a JSON body (restore takes none). */
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, openapi: false, docs: false };
 
 export interface RequestTarget {
   endpoint: Endpoint;
@@ -37,14 +42,16 @@ export function resolveTarget(registry: Registry, endpoint: Endpoint, params: Re
   const lang = params.lang ?? '';
   if (!isPlatformLanguage(lang)) throw apiError('NOT_FOUND', 'path.unknown');
   const target: RequestTarget = { endpoint, lang, language: messageLanguage(lang) };
-  if (endpoint === 'collection' || endpoint === 'item') {
+  if (endpoint === 'collection' || endpoint === 'item' || endpoint === 'restore') {
     const name = params.resource ?? '';
     target.resource = registry.find(name);
     if (target.resource === undefined) throw apiError('NOT_FOUND', 'resource.unknown', { resource: name });
+    // Only what is deleted softly can be brought back.
+    if (endpoint === 'restore' && target.resource.deletion.mode !== 'soft') throw apiError('NOT_FOUND', 'path.unknown');
   }
-  if (endpoint === 'item') {
+  if (endpoint === 'item' || endpoint === 'restore') {
     target.id = parseId(params.id ?? '');
-    if (target.id === undefined) throw apiError('NOT_FOUND', 'entry.notFound', { id: params.id ?? '', resource: target.resource?.name ?? '' });
+    if (target.id === undefined) throw entryNotFound(target.resource?.name ?? '', params.id ?? '');
   }
   const allowed = ALLOWED_METHODS[endpoint];
   if (!allowed.includes(method)) throw methodNotAllowed(method, allowed);

@@ -1,5 +1,8 @@
 // Respond step: the result of a plan's execution becomes the HTTP answer. Bodies are JSON
-// text made here; an entry's text is made once, for both its tag and the body.
+// text made here; an entry's text is made once, for both its tag and the body. A dry run is
+// answered as the real request would be, ids not yet assigned shown as null, and says so in
+// the `Dry-Run` header.
+import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds } from './entity-tag.js';
 import type { Result } from './execute.js';
 import { shownEntry } from './shown-entry.js';
@@ -11,8 +14,16 @@ export interface Outcome {
   headers?: Record<string, string>;
 }
 
+const DRY_RUN = { 'dry-run': 'true' };
+
+/** A created entry of a dry run: the database gave it an id that the rollback took back. */
+function unassigned(entry: Entry): Record<string, unknown> {
+  return { ...entry, id: null };
+}
+
 export function respond(result: Result): Outcome {
   const { plan } = result;
+  const resource = JSON.stringify(plan.resource.name);
   switch (result.action) {
     case 'list': {
       const { items, total } = result;
@@ -24,16 +35,30 @@ export function respond(result: Result): Outcome {
       if (ifNoneMatch !== undefined && !ifNoneMatchHolds(ifNoneMatch, etag)) return { status: 304, headers: { etag } };
       return { status: 200, headers: { etag }, body: `{"item":${json}}` };
     }
-    case 'create':
-    case 'update': {
-      const { entry } = result;
-      const { json, etag } = shownEntry(entry);
-      const named = `"id":${entry.id},"resource":${JSON.stringify(plan.resource.name)}`;
-      if (result.action === 'update') return { status: 200, headers: { etag }, body: `{${named},"updated":true,"item":${json}}` };
-      const location = `/${result.plan.lang}/api/config/${plan.resource.name}/${entry.id}`;
-      return { status: 201, headers: { location, etag }, body: `{${named},"item":${json}}` };
+    case 'create': {
+      if (result.plan.dryRun) return { status: 201, headers: DRY_RUN, body: JSON.stringify({ id: null, resource: plan.resource.name, item: unassigned(result.entry) }) };
+      const { json, etag } = shownEntry(result.entry);
+      const location = `/${result.plan.lang}/api/config/${plan.resource.name}/${result.entry.id}`;
+      return { status: 201, headers: { location, etag }, body: `{"id":${result.entry.id},"resource":${resource},"item":${json}}` };
+    }
+    case 'update':
+    case 'restore': {
+      const { json, etag } = shownEntry(result.entry);
+      const done = result.action === 'update' ? '"updated":true' : '"restored":true';
+      return { status: 200, headers: { etag, ...(result.plan.dryRun ? DRY_RUN : {}) }, body: `{"id":${result.entry.id},"resource":${resource},${done},"item":${json}}` };
     }
     case 'delete':
-      return { status: 200, body: JSON.stringify({ id: result.plan.id, deleted: true, mode: result.plan.mode }) };
+      return { status: 200, headers: result.plan.dryRun ? DRY_RUN : {}, body: JSON.stringify({ id: result.plan.id, deleted: true, mode: result.plan.mode }) };
+    case 'bulk': {
+      const { operation, entries, dryRun } = result.plan;
+      const headers = dryRun ? DRY_RUN : {};
+      const count = entries.length;
+      if (operation === 'delete') {
+        const deleted = entries.map((entry) => ({ id: entry.id, mode: entry.action === 'delete' ? entry.mode : plan.resource.deletion.mode }));
+        return { status: 200, headers, body: JSON.stringify({ resource: plan.resource.name, count, deleted }) };
+      }
+      const items = result.entries.map((entry) => (operation === 'create' && dryRun ? unassigned(entry!) : entry));
+      return { status: operation === 'create' ? 201 : 200, headers, body: JSON.stringify({ resource: plan.resource.name, count, items }) };
+    }
   }
 }

@@ -2,10 +2,17 @@
 // sets, in canonical form. Every problem of the body is reported at once, one line per field.
 import { fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { isManaged, isRequired, type WriteMode } from '../registry/managed-fields.js';
-import { fieldNamed, type ResourceDefinition } from '../registry/resource-definition.js';
+import { fieldNamed, type FieldDefinition, type ResourceDefinition } from '../registry/resource-definition.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Ids a PATCH adds to a set kept in a link table, or takes out of it. */
+export interface LinkChange {
+  readonly field: string;
+  readonly add: readonly number[];
+  readonly remove: readonly number[];
 }
 
 export interface ValidBody {
@@ -13,6 +20,18 @@ export interface ValidBody {
   readonly values: Record<string, unknown>;
   /** The fields the body set (not those filled with a default). */
   readonly sent: readonly string[];
+  readonly linkChanges: readonly LinkChange[];
+}
+
+/** The fields of a body that change a set without replacing it (`add_tags`, `remove_tags`). */
+function linkChangeFields(resource: ResourceDefinition): Map<string, { field: string; set: FieldDefinition; adds: boolean }> {
+  const fields = new Map<string, { field: string; set: FieldDefinition; adds: boolean }>();
+  for (const [field, set] of Object.entries(resource.fields)) {
+    if (set.link === undefined) continue;
+    fields.set(set.link.addField, { field, set, adds: true });
+    fields.set(set.link.removeField, { field, set, adds: false });
+  }
+  return fields;
 }
 
 export function validateBody(resource: ResourceDefinition, body: unknown, mode: WriteMode, pathId?: number): ValidBody {
@@ -20,7 +39,21 @@ export function validateBody(resource: ResourceDefinition, body: unknown, mode: 
 
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
+  const changeFields = linkChangeFields(resource);
+  const changes = new Map<string, { add: number[]; remove: number[] }>();
   for (const [name, raw] of Object.entries(body)) {
+    const change = changeFields.get(name);
+    if (change !== undefined) {
+      if (mode !== 'patch') problems.push(fieldProblem(name, 'field.linkChangePatchOnly'));
+      else if (change.field in body) problems.push(fieldProblem(name, 'field.linkChangeAlone', { field: change.field }));
+      else if (!change.set.type.check(raw)) problems.push({ field: name, message: change.set.type.expectation });
+      else {
+        const ids = change.set.type.normalise(raw) as number[];
+        const entry = changes.get(change.field) ?? { add: [], remove: [] };
+        changes.set(change.field, change.adds ? { ...entry, add: ids } : { ...entry, remove: ids });
+      }
+      continue;
+    }
     // A body may carry what the service manages (an entry sent back as read); it is ignored.
     if (isManaged(resource, name)) {
       if (name === 'id' && pathId !== undefined && raw !== pathId) {
@@ -52,5 +85,5 @@ export function validateBody(resource: ResourceDefinition, body: unknown, mode: 
   }
 
   if (problems.length > 0) throw validationFailed(problems);
-  return { values, sent };
+  return { values, sent, linkChanges: [...changes].map(([field, change]) => ({ field, ...change })) };
 }

@@ -29,6 +29,8 @@ export interface Reference {
   readonly resource: string;
   /** The entry pointed at must not be soft-deleted. */
   readonly mustBeLive: boolean;
+  /** The field holds a set of ids (stored in a link table) rather than one. */
+  readonly many: boolean;
 }
 
 /** Largest id a reference or a path may name: every backend stores ids as 32-bit integers. */
@@ -148,13 +150,34 @@ export function zeroOrOne(): FieldType {
   });
 }
 
-/** The id of an entry of `resource`; `mustBeLive`: of one that is not soft-deleted. */
-export function reference(resource: string, options: { mustBeLive?: boolean } = {}): FieldType {
+/** The id of an entry of `resource`; `mustBeLive`: of one that is not soft-deleted;
+ * `nullable`: or null, for no entry. */
+export function reference(resource: string, options: { mustBeLive?: boolean; nullable?: boolean } = {}): FieldType {
+  const id = Type.Integer({ minimum: 1, maximum: MAX_ID });
   return fieldType({
-    input: Type.Integer({ minimum: 1, maximum: MAX_ID }),
-    expectation: message('field.reference', { resource }),
-    fromColumn: (value) => Number(value),
-    references: { resource, mustBeLive: options.mustBeLive ?? false },
+    input: options.nullable ? Type.Union([id, Type.Null()]) : id,
+    expectation: message(options.nullable ? 'field.referenceOrNull' : 'field.reference', { resource }),
+    fromColumn: (value) => (value === null ? null : Number(value)),
+    references: { resource, mustBeLive: options.mustBeLive ?? false, many: false },
+  });
+}
+
+/** The ids of entries of `resource`, at most `max`, no id twice; shown in ascending order.
+ * The field is stored in a link table (its definition's `link`); its column form is the ids
+ * joined by commas, as the dialect's aggregate gives them. */
+export function referenceSet(resource: string, max: number): FieldType {
+  return fieldType({
+    input: Type.Array(Type.Integer({ minimum: 1, maximum: MAX_ID }), { maxItems: max, uniqueItems: true }),
+    expectation: message('field.referenceSet', { resource, max }),
+    normalise: (value) => [...(value as number[])].sort((a, b) => a - b),
+    fromColumn: (value) =>
+      value === null || value === undefined || value === ''
+        ? []
+        : String(value)
+            .split(',')
+            .map(Number)
+            .sort((a, b) => a - b),
+    references: { resource, mustBeLive: false, many: true },
   });
 }
 

@@ -2,13 +2,16 @@
 // a typo (a unique rule or a reference naming a field or resource that does not exist) stops
 // the start-up with a clear message instead of failing on the first request.
 import type { Reference } from './field-types.js';
-import type { ResourceDefinition } from './resource-definition.js';
+import type { LinkTable, ResourceDefinition } from './resource-definition.js';
 import { RESOURCES } from './resources.js';
 
 /** A field of `resource` that holds the id of an entry of another resource. */
 export interface ReferencingField {
   readonly resource: ResourceDefinition;
   readonly field: string;
+  /** Set for a field that holds a set of ids: a deleted target is taken out of the set
+   * instead of refusing the delete. */
+  readonly link?: LinkTable;
 }
 
 export class Registry {
@@ -22,7 +25,9 @@ export class Registry {
     for (const resource of resources) {
       for (const [field, definition] of Object.entries(resource.fields)) {
         const target = definition.type.references?.resource;
-        if (target !== undefined) this.pointingAt.set(target, [...(this.pointingAt.get(target) ?? []), { resource, field }]);
+        if (target === undefined) continue;
+        const referencing: ReferencingField = definition.link === undefined ? { resource, field } : { resource, field, link: definition.link };
+        this.pointingAt.set(target, [...(this.pointingAt.get(target) ?? []), referencing]);
       }
     }
   }
@@ -56,6 +61,7 @@ export class Registry {
     for (const [name, field] of Object.entries(resource.fields)) {
       const target = field.type.references?.resource;
       if (target !== undefined && !this.byName.has(target)) problems.push(`${resource.name}.${name} points at no resource "${target}"`);
+      if ((field.type.references?.many === true) !== (field.link !== undefined)) problems.push(`${resource.name}.${name}: a set of ids needs a link table, and only it`);
     }
     return problems;
   }

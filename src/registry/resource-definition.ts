@@ -8,10 +8,28 @@ import type { FieldType } from './field-types.js';
 /** Text shown to people (the OpenAPI document), in each language that has messages. */
 export type LocalisedText = Readonly<Record<MessageLanguage, string>>;
 
+/** Where a field that holds a set of ids (a `referenceSet`) is stored: one row per pair. */
+export interface LinkTable {
+  readonly table: string;
+  /** The column that holds the id of the entry that owns the set. */
+  readonly ownerColumn: string;
+  /** The column that holds one id of the set. */
+  readonly targetColumn: string;
+  /** The list filter that names one id of the set (repeatable: entries holding every one named). */
+  readonly filter: string;
+  /** PATCH-only, write-only fields that add ids to the set, or take them out, without a
+   * read-modify-write race. */
+  readonly addField: string;
+  readonly removeField: string;
+}
+
 export interface FieldDefinition {
   readonly type: FieldType;
-  /** Column that stores the field (ASCII, so that every backend spells it the same). */
+  /** Column that stores the field (ASCII, so that every backend spells it the same); for a
+   * field stored in a link table, the name its ids are selected under. */
   readonly column: string;
+  /** Stored in a link table rather than a column (a set of references). */
+  readonly link?: LinkTable;
   /** Must be sent on POST and PUT (see `isRequired`). */
   readonly required?: boolean;
   /** Taken on POST and PUT when the field is omitted. */

@@ -122,10 +122,32 @@ const servers: ResourceDefinition = {
     is_vip: { type: types.boolean(), column: 'is_vip', default: false, description: { en: 'Is a virtual IP.', fr: 'Est une IP virtuelle.' } },
     is_monitored: { type: types.boolean(), column: 'is_monitored', default: true, description: { en: 'Whether the server is monitored.', fr: 'Si le serveur est supervisé.' } },
     is_deleted: { type: types.zeroOrOne(), column: 'is_deleted', readOnly: true, default: 0, description: { en: '1 once the server is deleted.', fr: '1 une fois le serveur supprimé.' } },
+    id_client: {
+      type: types.reference('clients', { nullable: true }),
+      column: 'id_client',
+      default: null,
+      description: { en: 'Id of the client that owns the server, or null.', fr: 'Id du client à qui appartient le serveur, ou null.' },
+    },
+    id_environment: {
+      type: types.reference('environments', { nullable: true }),
+      column: 'id_environment',
+      default: null,
+      description: { en: 'Id of the environment of the server, or null.', fr: 'Id de l’environnement du serveur, ou null.' },
+    },
+    tags: {
+      type: types.referenceSet('tags', 100),
+      column: 'tags',
+      link: { table: 'server_tags', ownerColumn: 'id_server', targetColumn: 'id_tag', filter: 'tag', addField: 'add_tags', removeField: 'remove_tags' },
+      default: [],
+      description: {
+        en: 'Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead.',
+        fr: 'Ids des étiquettes du serveur, par ordre croissant. PUT et PATCH avec tags remplacent l’ensemble ; PATCH peut envoyer add_tags et remove_tags à la place.',
+      },
+    },
   },
   unique: [{ fields: ['ip', 'port'], amongLive: true }],
   deletion: { mode: 'soft', flagField: 'is_deleted', liveColumn: 'live' },
-  example: { ip: '192.0.2.20', port: 3306, hostname: 'db-01', ssl: false, ssh: true, is_proxy: false, is_vip: false, is_monitored: true },
+  example: { ip: '192.0.2.20', port: 3306, hostname: 'db-01', ssl: false, ssh: true, is_proxy: false, is_vip: false, is_monitored: true, id_client: 99, id_environment: 1, tags: [] },
 };
 
 const sshKeys: ResourceDefinition = {

@@ -1,7 +1,11 @@
 // Entries to rows and back, driven by the registry: columns come from the field definitions,
 // values pass through each field type's column form, and secrets are sealed on the way in.
+// A field kept in a link table is selected as one aggregate of its ids, so that an entry is
+// still read in one statement.
+import { sql, type AliasedRawBuilder } from 'kysely';
+import type { DialectQueries } from '../db/connect.js';
 import { shownFields } from '../registry/managed-fields.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 
 /** An entry as the API shows it: id, the readable fields, then the timestamps. */
@@ -14,16 +18,47 @@ export function secretContext(resource: ResourceDefinition, column: string): str
   return `${resource.table}.${column}`;
 }
 
-const columnsByResource = new WeakMap<ResourceDefinition, string[]>();
+export type Selection = string | AliasedRawBuilder<unknown, string>;
 
-/** The columns of what a response shows, in response order. */
-export function shownColumns(resource: ResourceDefinition): string[] {
-  let columns = columnsByResource.get(resource);
-  if (columns === undefined) {
-    columns = shownFields(resource).map(([, field]) => field.column);
-    columnsByResource.set(resource, columns);
+/** What a SELECT of the entries of a resource names, in response order: its columns, and for
+ * each set kept in a link table, the aggregate of its ids. Made once per resource. */
+export class EntrySelections {
+  private readonly byResource = new WeakMap<ResourceDefinition, { all: Selection[]; stored: string[] }>();
+
+  constructor(private readonly queries: DialectQueries) {}
+
+  /** Everything a response shows. */
+  all(resource: ResourceDefinition): Selection[] {
+    return this.of(resource).all;
   }
-  return columns;
+
+  /** Only what the entry's own row holds (RETURNING cannot see links written after it). */
+  stored(resource: ResourceDefinition): string[] {
+    return this.of(resource).stored;
+  }
+
+  private of(resource: ResourceDefinition): { all: Selection[]; stored: string[] } {
+    let selections = this.byResource.get(resource);
+    if (selections === undefined) {
+      const fields = shownFields(resource);
+      selections = {
+        all: fields.map(([, field]) => (field.link === undefined ? field.column : this.linkedIds(resource, field.link, field.column))),
+        stored: fields.filter(([, field]) => field.link === undefined).map(([, field]) => field.column),
+      };
+      this.byResource.set(resource, selections);
+    }
+    return selections;
+  }
+
+  private linkedIds(resource: ResourceDefinition, link: LinkTable, alias: string): AliasedRawBuilder<unknown, string> {
+    const ids = this.queries.joinedIds(sql.ref(`l.${link.targetColumn}`));
+    return sql`(select ${ids} from ${sql.table(link.table)} as l where ${sql.ref(`l.${link.ownerColumn}`)} = ${sql.ref(`${resource.table}.id`)})`.as(alias);
+  }
+}
+
+/** The fields of a resource that are kept in link tables. */
+export function linkedFields(resource: ResourceDefinition): [string, LinkTable][] {
+  return Object.entries(resource.fields).flatMap(([name, field]) => (field.link === undefined ? [] : [[name, field.link] as [string, LinkTable]]));
 }
 
 export function decodeEntry(resource: ResourceDefinition, row: Row): Entry {
@@ -37,7 +72,7 @@ export function encodeValues(resource: ResourceDefinition, values: Record<string
   const row: Row = {};
   for (const [name, value] of Object.entries(values)) {
     const field = resource.fields[name];
-    if (field === undefined) continue;
+    if (field === undefined || field.link !== undefined) continue;
     row[field.column] = field.writeOnly ? secrets.seal(String(value), secretContext(resource, field.column)) : field.type.toColumn(value);
   }
   return row;

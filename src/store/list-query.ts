@@ -1,5 +1,6 @@
 // A list request as the store runs it: columns and values only, every column named by the
 // registry (the pipeline's parse step checked the query string against it).
+import type { LinkTable } from '../registry/resource-definition.js';
 
 export interface SortKey {
   readonly column: string;
@@ -11,12 +12,20 @@ export interface Filter {
   readonly value: unknown;
 }
 
+/** Entries whose set (kept in `link`) holds `id`. */
+export interface LinkFilter {
+  readonly link: LinkTable;
+  readonly id: number;
+}
+
 export interface ListQuery {
   readonly limit: number;
   readonly offset: number;
   /** Always ends with the id, so that pages never overlap or skip entries. */
   readonly sort: readonly SortKey[];
   readonly filters: readonly Filter[];
+  /** Every one must hold. */
+  readonly linkFilters: readonly LinkFilter[];
   /** Case-insensitive substring over the searchable columns. */
   readonly search?: { readonly text: string; readonly columns: readonly string[] };
   /** Soft-deleted entries are listed too. */

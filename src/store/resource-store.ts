@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle, DatabaseFailure } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, shownColumns, type Entry, type Row } from './entry-rows.js';
+import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { QueryTemplates, type SlotMaker } from './query-templates.js';
 import { readCount } from './resource-counts.js';
@@ -16,15 +16,23 @@ type AnyDb = Kysely<any>;
 
 export class ResourceStore {
   private readonly templates = new QueryTemplates();
+  private readonly selections: EntrySelections;
 
   constructor(
     private readonly handle: DatabaseHandle,
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.selections = new EntrySelections(handle.queries);
+  }
 
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    return this.handle.transaction((tx) => work(new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.secrets)));
+    return this.handle.transaction(async (tx) => {
+      const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets);
+      const result = await work(storeTx);
+      await storeTx.finish();
+      return result;
+    });
   }
 
   /** What a driver error means. */
@@ -35,7 +43,7 @@ export class ResourceStore {
   async read(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
     const db = this.handle.db as AnyDb;
     const query = this.templates.get(`byId ${resource.table} false`, (slot) =>
-      db.selectFrom(resource.table).select(shownColumns(resource)).where('id', '=', slot(0)),
+      db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0)),
     );
     const row = (await query.execute(db, [id])).rows[0] as Row | undefined;
     return row === undefined ? undefined : decodeEntry(resource, row);
@@ -46,8 +54,8 @@ export class ResourceStore {
     const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
     const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
     const search = list.search !== undefined && list.search.columns.length > 0 ? list.search : undefined;
-    // Slots: the filter values, then the search pattern, then limit and offset.
-    const values: unknown[] = list.filters.map((filter) => filter.value);
+    // Slots: the filter values, the ids of the link filters, the search pattern, then limit and offset.
+    const values: unknown[] = [...list.filters.map((filter) => filter.value), ...list.linkFilters.map((filter) => filter.id)];
     // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
     if (search !== undefined) values.push(`%${search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
     const matching = (slot: SlotMaker) => {
@@ -56,16 +64,21 @@ export class ResourceStore {
       list.filters.forEach((filter, index) => {
         query = query.where(filter.column, '=', slot(index));
       });
+      list.linkFilters.forEach(({ link }, index) => {
+        const owners = db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(list.filters.length + index));
+        query = query.where('id', 'in', owners);
+      });
       if (search !== undefined) {
-        const pattern = slot(list.filters.length);
+        const pattern = slot(list.filters.length + list.linkFilters.length);
         query = query.where((eb) => eb.or(search.columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
       }
       return query;
     };
-    const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${search?.columns.join(',') ?? '-'}`;
+    const linked = list.linkFilters.map((filter) => filter.link.table).join(',');
+    const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${linked} ${search?.columns.join(',') ?? '-'}`;
     const sort = list.sort.map((key) => `${key.column}${key.descending ? '-' : '+'}`).join(',');
     const page = this.templates.get(`page ${resource.table} ${where} ${sort}`, (slot) => {
-      let query = matching(slot).select(shownColumns(resource));
+      let query = matching(slot).select(this.selections.all(resource));
       for (const key of list.sort) query = query.orderBy(key.column, key.descending ? 'desc' : 'asc');
       return query.limit(slot(values.length)).offset(slot(values.length + 1));
     });
@@ -73,7 +86,7 @@ export class ResourceStore {
     const items = rows.map((row) => decodeEntry(resource, row));
 
     let total: number;
-    if (list.filters.length === 0 && search === undefined) {
+    if (list.filters.length === 0 && list.linkFilters.length === 0 && search === undefined) {
       total = await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total');
     } else {
       const count = this.templates.get(`count ${resource.table} ${where}`, (slot) => matching(slot).select((eb) => eb.fn.countAll().as('total')));

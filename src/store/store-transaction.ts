@@ -6,9 +6,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
-import type { ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
+import type { ReferencingField } from '../registry/registry.js';
+import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, encodeValues, secretContext, shownColumns, type Entry, type Row } from './entry-rows.js';
+import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import { adjustCount } from './resource-counts.js';
 
@@ -26,12 +27,16 @@ export class UniqueConflict extends Error {
 
 export class StoreTransaction {
   private readonly db: AnyDb;
+  /** Changes of resource_counts, written once when the work is done (a bulk write of a
+   * thousand entries then updates each count row once, not a thousand times). */
+  private readonly countChanges = new Map<ResourceDefinition, { total: number; live: number }>();
 
   constructor(
     readonly tx: Transaction<Database>,
     private readonly capabilities: DatabaseCapabilities,
     private readonly failureOf: (error: unknown) => DatabaseFailure,
     private readonly templates: QueryTemplates,
+    private readonly selections: EntrySelections,
     private readonly secrets: SecretBox,
   ) {
     this.db = tx as AnyDb;
@@ -41,7 +46,7 @@ export class StoreTransaction {
   async lockForWrite(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
     const locked = this.capabilities.rowLocks;
     const query = this.templates.get(`byId ${resource.table} ${locked}`, (slot) => {
-      const select = this.db.selectFrom(resource.table).select(shownColumns(resource)).where('id', '=', slot(0));
+      const select = this.db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0));
       return locked ? select.forUpdate() : select;
     });
     const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
@@ -53,7 +58,8 @@ export class StoreTransaction {
     const row: Row = { ...encodeValues(resource, values, this.secrets), created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
-    await adjustCount(this.tx, this.templates, resource, 1, 1);
+    await this.writeLinks(resource, entry, values, undefined);
+    this.countChange(resource, 1, 1);
     return entry;
   }
 
@@ -61,14 +67,71 @@ export class StoreTransaction {
   async update(resource: ResourceDefinition, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
     const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
     const candidate = { ...existing, ...values };
-    return this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
+    const entry = await this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
+    await this.writeLinks(resource, entry, values, existing);
+    return entry;
   }
 
-  /** Removes a live entry for good. */
+  /** Removes a live entry for good, with its links. */
   async remove(resource: ResourceDefinition, id: number): Promise<void> {
+    for (const [, link] of linkedFields(resource)) {
+      const unlink = this.templates.get(`unlink owner ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.ownerColumn, '=', slot(0)));
+      await unlink.execute(this.db, [id]);
+    }
     const query = this.templates.get(`delete ${resource.table}`, (slot) => this.db.deleteFrom(resource.table).where('id', '=', slot(0)));
     await query.execute(this.db, [id]);
-    await adjustCount(this.tx, this.templates, resource, -1, -1);
+    this.countChange(resource, -1, -1);
+  }
+
+  /** Takes `targetId` out of every set of `referencing` that holds it; the entries that held
+   * it are changed, so their `updated_at` moves. Resolves to how many there were. */
+  async unlinkTarget(referencing: ReferencingField & { link: LinkTable }, targetId: number, now: string): Promise<number> {
+    const { resource, link } = referencing;
+    const touch = this.templates.get(`touch owners ${resource.table} ${link.table}`, (slot) =>
+      this.db
+        .updateTable(resource.table)
+        .set({ updated_at: slot(0) })
+        .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(1))),
+    );
+    const touched = await touch.execute(this.db, [now, targetId]);
+    const unlink = this.templates.get(`unlink target ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.targetColumn, '=', slot(0)));
+    await unlink.execute(this.db, [targetId]);
+    return Number(touched.numAffectedRows ?? 0);
+  }
+
+  /** Brings a soft-deleted entry back; throws UniqueConflict when a live entry now holds its
+   * values of a rule among live entries. */
+  async restore(resource: ResourceDefinition, existing: Entry, now: string): Promise<Entry> {
+    const deletion = resource.deletion;
+    if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
+    const flag = resource.fields[deletion.flagField]!;
+    // Restored, the entry takes part in the rules among live entries again: look first, and
+    // let the unique index catch what races past the look.
+    const taken: UniqueRule[] = [];
+    for (const rule of resource.unique) {
+      if (rule.amongLive && (await this.isTaken(resource, rule, existing, existing.id))) taken.push(rule);
+    }
+    if (taken.length > 0) throw new UniqueConflict(taken);
+    const query = this.templates.get(`restore ${resource.table}`, (slot) =>
+      this.db
+        .updateTable(resource.table)
+        .set({ [flag.column]: 0, [deletion.liveColumn]: 1, updated_at: slot(0) })
+        .where('id', '=', slot(1)),
+    );
+    try {
+      await query.execute(this.db, [now, existing.id]);
+    } catch (error) {
+      if (this.failureOf(error) === 'unique') throw new UniqueConflict(resource.unique.filter((rule) => rule.amongLive));
+      throw error;
+    }
+    this.countChange(resource, 0, 1);
+    return { ...existing, [deletion.flagField]: 0, updated_at: now };
+  }
+
+  /** Writes what the work left pending; called once, before the commit. */
+  async finish(): Promise<void> {
+    for (const [resource, change] of this.countChanges) await adjustCount(this.tx, this.templates, resource, change.total, change.live);
+    this.countChanges.clear();
   }
 
   /** Marks an entry deleted and takes it out of the live uniqueness rules. */
@@ -83,7 +146,7 @@ export class StoreTransaction {
         .where('id', '=', slot(1)),
     );
     await query.execute(this.db, [now, id]);
-    await adjustCount(this.tx, this.templates, resource, 0, -1);
+    this.countChange(resource, 0, -1);
   }
 
   async referenceState(resource: ResourceDefinition, id: number): Promise<ReferenceState> {
@@ -163,6 +226,29 @@ export class StoreTransaction {
     return (await query.execute(this.db, slots)).rows.length > 0;
   }
 
+  private countChange(resource: ResourceDefinition, total: number, live: number): void {
+    const change = this.countChanges.get(resource) ?? { total: 0, live: 0 };
+    this.countChanges.set(resource, { total: change.total + total, live: change.live + live });
+  }
+
+  /** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
+   * shows them in `entry`. */
+  private async writeLinks(resource: ResourceDefinition, entry: Entry, values: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
+    for (const [name, link] of linkedFields(resource)) {
+      const previous = (existing?.[name] as number[] | undefined) ?? [];
+      const next = (values[name] as number[] | undefined) ?? previous;
+      entry[name] = next;
+      const removed = previous.filter((id) => !next.includes(id));
+      const added = next.filter((id) => !previous.includes(id));
+      if (removed.length > 0) {
+        await this.db.deleteFrom(link.table).where(link.ownerColumn, '=', entry.id).where(link.targetColumn, 'in', removed).execute();
+      }
+      if (added.length > 0) {
+        await this.db.insertInto(link.table).values(added.map((id) => ({ [link.ownerColumn]: entry.id, [link.targetColumn]: id }))).execute();
+      }
+    }
+  }
+
   /** Runs an insert or update template over `row`'s columns; the stored entry comes back
    * through RETURNING where the dialect has it, else by reading it again. */
   private async writeRow(resource: ResourceDefinition, statement: 'insert' | 'update', row: Row, id: number | undefined): Promise<Entry> {
@@ -174,7 +260,7 @@ export class StoreTransaction {
         statement === 'insert'
           ? this.db.insertInto(resource.table).values(slots)
           : this.db.updateTable(resource.table).set(slots).where('id', '=', slot(columns.length));
-      return returning ? write.returning(shownColumns(resource)) : write;
+      return returning ? write.returning(this.selections.stored(resource)) : write;
     });
     const result = await query.execute(this.db, id === undefined ? Object.values(row) : [...Object.values(row), id]);
     if (returning) return decodeEntry(resource, result.rows[0] as Row);

@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { Dialect } from 'kysely';
+import type { Dialect, Expression, RawBuilder } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 
 export interface DatabaseCapabilities {
@@ -55,6 +55,12 @@ export interface OpenedDatabase {
   readonly changeMarker?: () => unknown;
 }
 
+/** SQL that each dialect spells its own way, for the store. */
+export interface DialectQueries {
+  /** The values of an integer column, joined by commas (an aggregate; order unspecified). */
+  joinedIds(column: Expression<unknown>): RawBuilder<string | null>;
+}
+
 export interface DatabaseDialect {
   /** URL schemes of DATABASE_URL, with their colon: `sqlite:`. */
   readonly schemes: readonly string[];
@@ -67,4 +73,5 @@ export interface DatabaseDialect {
   failureOf(error: unknown): DatabaseFailure | undefined;
   /** For migrations. */
   readonly ddl: Ddl;
+  readonly queries: DialectQueries;
 }

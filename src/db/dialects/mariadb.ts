@@ -60,12 +60,15 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
   ER_SERVER_SHUTDOWN: 'unavailable',
 };
 
+// Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
+const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`;
+
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
-      // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
-      .modifyEnd(sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`),
+      .modifyEnd(TABLE_OPTIONS),
   // AUTO_INCREMENT continues after the largest id.
+  createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
   continueIdsAfterSeeds: async () => undefined,
 };
 
@@ -76,4 +79,5 @@ export const mariadbDialect: DatabaseDialect = {
   privateToProcess: () => false,
   failureOf: serverFailureOf(FAILURES),
   ddl,
+  queries: { joinedIds: (column) => sql`group_concat(${column})` },
 };

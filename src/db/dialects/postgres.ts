@@ -51,6 +51,7 @@ const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection 
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey()))),
   // Explicit ids do not move a PostgreSQL sequence.
+  createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
   },
@@ -63,4 +64,5 @@ export const postgresDialect: DatabaseDialect = {
   privateToProcess: () => false,
   failureOf: serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE),
   ddl,
+  queries: { joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')` },
 };

@@ -9,6 +9,7 @@ import {
   SqliteAdapter,
   SqliteDialect,
   SqliteDriver,
+  sql,
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
@@ -134,6 +135,7 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))),
   // AUTOINCREMENT continues after the largest id ever used.
+  createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
   continueIdsAfterSeeds: async () => undefined,
 };
 
@@ -148,4 +150,5 @@ export const sqliteDialect: DatabaseDialect = {
     return FAILURES[code] ?? (code.startsWith('SQLITE_IOERR') ? 'unavailable' : undefined);
   },
   ddl,
+  queries: { joinedIds: (column) => sql`group_concat(${column})` },
 };

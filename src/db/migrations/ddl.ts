@@ -13,6 +13,8 @@ export interface Ddl {
    * (binary collation) on every backend. Call `.execute()` on the result.
    */
   createEntryTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
+  /** A table of pairs (no id, no timestamps), with the same table options as entry tables. */
+  createLinkTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
   /** After rows were inserted with explicit ids: new rows get ids above the largest. */
   continueIdsAfterSeeds(db: Kysely<any>, table: string): Promise<void>;
 }

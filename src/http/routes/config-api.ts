@@ -1,4 +1,4 @@
-// The generic routes of `/{lang}/api/config/{resource}[/{id}]`: no code per table. Each
+// The generic routes of `/{lang}/api/config/{resource}[/{id}[/restore]]`: no code per table. Each
 // request is handed to the pipeline (src/pipeline/handle-request.ts), which reads top to
 // bottom: parse, plan, execute, respond.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -22,4 +22,5 @@ export default async function configApiRoutes(app: FastifyInstance): Promise<voi
   const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
   endpointRoute(app, app.registry, '/:lang/api/config/:resource', 'collection', handle);
   endpointRoute(app, app.registry, '/:lang/api/config/:resource/:id', 'item', handle);
+  endpointRoute(app, app.registry, '/:lang/api/config/:resource/:id/restore', 'restore', handle);
 }

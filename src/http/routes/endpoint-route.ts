@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
 import type { Outcome } from '../../pipeline/respond.js';
-import { ALLOWED_METHODS, resolveTarget, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
+import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
 import type { Registry } from '../../registry/registry.js';
 
 declare module 'fastify' {
@@ -36,7 +36,7 @@ export function endpointRoute(
       try {
         request.target = resolveTarget(registry, endpoint, request.params as Record<string, string>, request.method);
         // Checked before the body is read, so that a body in another format is a clean 415.
-        if (BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
+        if (TAKES_BODY[endpoint] && BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
           throw apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
         }
       } catch (error) {
