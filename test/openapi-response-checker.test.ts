@@ -37,7 +37,7 @@ describe('the response checker', () => {
     server.checkResponse('GET', ITEM, response(304, undefined, ETAG));
     server.checkResponse('HEAD', ITEM, response(200, undefined, { ...ETAG, 'content-type': 'application/json' }));
     server.checkResponse('PATCH', ITEM, problem(412, 'PRECONDITION_FAILED'));
-    server.checkResponse('DELETE', '/en/api/config/tags', problem(405, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD, POST, OPTIONS' }));
+    server.checkResponse('PUT', '/en/api/config/tags', problem(405, 'METHOD_NOT_ALLOWED', { allow: 'GET, HEAD, POST, PATCH, DELETE, OPTIONS' }));
     server.checkResponse('OPTIONS', ITEM, { status: 204, headers: new Headers({ allow: 'GET' }), text: '' });
     server.checkResponse('GET', '/en/api/no/such/path', problem(404, 'NOT_FOUND'));
   });
@@ -50,7 +50,7 @@ describe('the response checker', () => {
     ['a content type the response does not declare', 'GET', ITEM, { ...response(200, { item: tag }, ETAG), headers: new Headers({ ...ETAG, 'content-type': 'text/html' }) }],
     ['a body where none is declared (304)', 'GET', ITEM, response(304, { item: tag }, ETAG)],
     ['a problem code that does not fit the status', 'GET', ITEM, problem(404, 'CONFLICT')],
-    ['405 without Allow', 'DELETE', '/en/api/config/tags', problem(405, 'METHOD_NOT_ALLOWED')],
+    ['405 without Allow', 'PUT', '/en/api/config/tags', problem(405, 'METHOD_NOT_ALLOWED')],
     ['a success on a path the document does not have', 'GET', '/en/api/no/such/path', response(200, {})],
     ['an error that is not problem+json on an unknown path', 'GET', '/en/api/no/such/path', response(404, { message: 'not found' })],
   ];

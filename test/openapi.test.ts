@@ -61,7 +61,8 @@ describe('the OpenAPI document', () => {
       const item = document.paths[`/{lang}/api/config/${resource}/{id}`];
       assert.ok(collection, resource);
       assert.ok(item, resource);
-      assert.deepEqual(Object.keys(collection).filter((k) => k !== 'parameters').sort(), ['get', 'post']);
+      // PATCH and DELETE of a collection: bulk writes (section 12).
+      assert.deepEqual(Object.keys(collection).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'patch', 'post']);
       assert.deepEqual(Object.keys(item).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'patch', 'put']);
       for (const operation of [collection.get, collection.post, item.get, item.put, item.patch, item.delete]) {
         assert.equal(typeof operation.operationId, 'string');
@@ -221,7 +222,7 @@ describe('the OpenAPI document', () => {
       assert.ok(collection.post.responses['201'].headers.ETag);
       assert.ok(collection.post.responses['201'].headers.Location);
       for (const method of ['put', 'patch', 'delete']) {
-        assert.deepEqual(item[method].parameters, [{ $ref: '#/components/parameters/IfMatch' }], `${method} ${resource}`);
+        assert.deepEqual(item[method].parameters, [{ $ref: '#/components/parameters/IfMatch' }, { $ref: '#/components/parameters/DryRun' }], `${method} ${resource}`);
         assert.ok(item[method].responses['412'], `${method} ${resource}`);
       }
       assert.ok(item.put.responses['200'].headers.ETag);

@@ -53,6 +53,7 @@ describe('write plans', () => {
     if (replaced.action !== 'update') return assert.fail(replaced.action);
     assert.deepEqual(replaced.values, {
       ip: '2001:db8::1', port: 3306, hostname: '', ssl: false, ssh: false, is_proxy: false, is_vip: false, is_monitored: true,
+      id_client: null, id_environment: null, tags: [],
     });
   });
 

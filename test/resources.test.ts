@@ -120,7 +120,8 @@ describe('every resource: fields, defaults and a full lifecycle (section 3)', ()
       { ...entry, id: 0, created_at: '', updated_at: '' },
       {
         id: 0, ip: '192.0.2.77', port: 3306, hostname: '', ssl: false, ssh: false, is_proxy: false, is_vip: false,
-        is_monitored: true, is_deleted: 0, created_at: '', updated_at: '',
+        // Section 11: no client, no environment, no tags unless sent.
+        is_monitored: true, is_deleted: 0, id_client: null, id_environment: null, tags: [], created_at: '', updated_at: '',
       },
     );
   });

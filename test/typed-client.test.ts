@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createConfigApiClient, type ConfigApiClient } from '../client/index.js';
+import { createConfigApiClient, createdEntry, type ConfigApiClient } from '../client/index.js';
 import { CLIENT_TYPES_FILE, generateClientTypes } from '../scripts/generate-client.js';
 import { startServer, type TestServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
@@ -40,6 +40,11 @@ after(async () => {
   await server.cleanup();
 });
 
+/** The answer to a POST of one entry (the document also declares bulk and dry-run answers). */
+function createdOne<T extends { resource: string }>(result: { data?: T; error?: unknown; response: Response }) {
+  return createdEntry(ok(result, 201));
+}
+
 /** The success body of a client call, or a failure that shows the problem. */
 function ok<T>(result: { data?: T; error?: unknown; response: Response }, status = 200): T {
   assert.equal(result.response.status, status, JSON.stringify(result.error));
@@ -65,7 +70,7 @@ describe('the committed typed client', () => {
 
 describe('a full lifecycle of each resource through the typed client', () => {
   test('tags', async () => {
-    const created = ok(await client.POST('/{lang}/api/config/tags', { params: { path: { lang } }, body: { name: unique('tag-') } }), 201);
+    const created = createdOne(await client.POST('/{lang}/api/config/tags', { params: { path: { lang } }, body: { name: unique('tag-') } }));
     const id = created.id;
     assert.equal(created.item.color, '#ffffff');
     const path = { lang, id };
@@ -84,7 +89,7 @@ describe('a full lifecycle of each resource through the typed client', () => {
   });
 
   test('clients', async () => {
-    const created = ok(await client.POST('/{lang}/api/config/clients', { params: { path: { lang } }, body: { libelle: unique('client-') } }), 201);
+    const created = createdOne(await client.POST('/{lang}/api/config/clients', { params: { path: { lang } }, body: { libelle: unique('client-') } }));
     const path = { lang, id: created.id };
     assert.equal(ok(await client.GET('/{lang}/api/config/clients/{id}', { params: { path } })).item.is_monitored, true);
     const listed = ok(await client.GET('/{lang}/api/config/clients', { params: { path: { lang }, query: { libelle: created.item.libelle } } }));
@@ -99,7 +104,7 @@ describe('a full lifecycle of each resource through the typed client', () => {
 
   test('environments', async () => {
     const body = { libelle: unique('env-'), key: unique('k'), class: 'info' as const, letter: 'Z' };
-    const created = ok(await client.POST('/{lang}/api/config/environments', { params: { path: { lang } }, body }), 201);
+    const created = createdOne(await client.POST('/{lang}/api/config/environments', { params: { path: { lang } }, body }));
     const path = { lang, id: created.id };
     assert.ok(created.id > 6, 'built-in ids are 1-6');
     assert.equal(ok(await client.GET('/{lang}/api/config/environments/{id}', { params: { path } })).item.key, body.key);
@@ -114,7 +119,7 @@ describe('a full lifecycle of each resource through the typed client', () => {
   });
 
   test('servers (soft delete)', async () => {
-    const created = ok(await client.POST('/{lang}/api/config/servers', { params: { path: { lang } }, body: { ip: nextIp(), port: 3306 } }), 201);
+    const created = createdOne(await client.POST('/{lang}/api/config/servers', { params: { path: { lang } }, body: { ip: nextIp(), port: 3306 } }));
     const path = { lang, id: created.id };
     assert.equal(created.item.is_deleted, 0);
     assert.equal(ok(await client.GET('/{lang}/api/config/servers/{id}', { params: { path } })).item.port, 3306);
@@ -133,9 +138,9 @@ describe('a full lifecycle of each resource through the typed client', () => {
   });
 
   test('aliases', async () => {
-    const target = ok(await client.POST('/{lang}/api/config/servers', { params: { path: { lang } }, body: { ip: nextIp() } }), 201);
+    const target = createdOne(await client.POST('/{lang}/api/config/servers', { params: { path: { lang } }, body: { ip: nextIp() } }));
     const body = { id_mysql_server: target.id, dns: `${unique('alias-')}.example.com`, port: 3306 };
-    const created = ok(await client.POST('/{lang}/api/config/aliases', { params: { path: { lang } }, body }), 201);
+    const created = createdOne(await client.POST('/{lang}/api/config/aliases', { params: { path: { lang } }, body }));
     const path = { lang, id: created.id };
     assert.equal(ok(await client.GET('/{lang}/api/config/aliases/{id}', { params: { path } })).item.dns, body.dns);
     const listed = ok(await client.GET('/{lang}/api/config/aliases', { params: { path: { lang }, query: { id_mysql_server: target.id } } }));
@@ -150,7 +155,7 @@ describe('a full lifecycle of each resource through the typed client', () => {
 
   test('ssh-keys and storage-areas', async () => {
     const pair = makeKeyPair('ED25519', 'typed@config-api');
-    const key = ok(await client.POST('/{lang}/api/config/ssh-keys', { params: { path: { lang } }, body: { type: 'ED25519', pub: pair.pub, 'privée': pair.openssh } }), 201);
+    const key = createdOne(await client.POST('/{lang}/api/config/ssh-keys', { params: { path: { lang } }, body: { type: 'ED25519', pub: pair.pub, 'privée': pair.openssh } }));
     const keyPath = { lang, id: key.id };
     assert.equal(key.item.fingerprint, pair.fingerprint);
     assert.ok(!('privée' in key.item));
@@ -163,7 +168,7 @@ describe('a full lifecycle of each resource through the typed client', () => {
     assert.equal(ok(await client.PATCH('/{lang}/api/config/ssh-keys/{id}', { params: { path: keyPath }, body: { pub: pair.pub } })).item.pub, pair.pub);
 
     const body = { ip: '192.0.2.10', path: '/srv/backups', libelle: unique('area-'), ssh_key: key.id };
-    const area = ok(await client.POST('/{lang}/api/config/storage-areas', { params: { path: { lang } }, body }), 201);
+    const area = createdOne(await client.POST('/{lang}/api/config/storage-areas', { params: { path: { lang } }, body }));
     const areaPath = { lang, id: area.id };
     assert.equal(area.item.port, 22);
     assert.equal(area.item['géolocalisation'], null);
@@ -188,7 +193,7 @@ describe('a full lifecycle of each resource through the typed client', () => {
     const created = await client.POST('/{lang}/api/config/tags', { params: { path: { lang } }, body: { name: unique('etag-') } });
     const etag = created.response.headers.get('etag') ?? '';
     assert.match(etag, /^"/);
-    const path = { lang, id: ok(created, 201).id };
+    const path = { lang, id: createdOne(created).id };
     const unchanged = await client.GET('/{lang}/api/config/tags/{id}', { params: { path, header: { 'If-None-Match': etag } } });
     assert.equal(unchanged.response.status, 304);
     const stale = await client.PATCH('/{lang}/api/config/tags/{id}', { params: { path, header: { 'If-Match': '"stale"' } }, body: { color: '#000000' } });
