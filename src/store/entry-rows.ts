@@ -56,9 +56,16 @@ export class EntrySelections {
   }
 }
 
-/** The fields of a resource that are kept in link tables. */
-export function linkedFields(resource: ResourceDefinition): [string, LinkTable][] {
-  return Object.entries(resource.fields).flatMap(([name, field]) => (field.link === undefined ? [] : [[name, field.link] as [string, LinkTable]]));
+const linkedByResource = new WeakMap<ResourceDefinition, readonly [string, LinkTable][]>();
+
+/** The fields of a resource that are kept in link tables (every write asks). */
+export function linkedFields(resource: ResourceDefinition): readonly [string, LinkTable][] {
+  let linked = linkedByResource.get(resource);
+  if (linked === undefined) {
+    linked = Object.entries(resource.fields).flatMap(([name, field]) => (field.link === undefined ? [] : [[name, field.link] as [string, LinkTable]]));
+    linkedByResource.set(resource, linked);
+  }
+  return linked;
 }
 
 export function decodeEntry(resource: ResourceDefinition, row: Row): Entry {

@@ -30,6 +30,7 @@ export class StoreTransaction {
   /** Changes of resource_counts, written once when the work is done (a bulk write of a
    * thousand entries then updates each count row once, not a thousand times). */
   private readonly countChanges = new Map<ResourceDefinition, { total: number; live: number }>();
+  private readonly referenceStates = new Map<string, ReferenceState>();
 
   constructor(
     readonly tx: Transaction<Database>,
@@ -149,7 +150,19 @@ export class StoreTransaction {
     this.countChange(resource, 0, -1);
   }
 
+  /** What an entry pointed at is, looked up once per transaction: the entries of a bulk
+   * write often point at the same few (one tag, one client). */
   async referenceState(resource: ResourceDefinition, id: number): Promise<ReferenceState> {
+    const key = `${resource.table}/${id}`;
+    let state = this.referenceStates.get(key);
+    if (state === undefined) {
+      state = await this.lookUpReference(resource, id);
+      this.referenceStates.set(key, state);
+    }
+    return state;
+  }
+
+  private async lookUpReference(resource: ResourceDefinition, id: number): Promise<ReferenceState> {
     const columns = resource.deletion.mode === 'soft' ? ['id', resource.deletion.liveColumn] : ['id'];
     const query = this.templates.get(`reference ${resource.table}`, (slot) => this.db.selectFrom(resource.table).select(columns).where('id', '=', slot(0)));
     const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
