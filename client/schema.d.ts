@@ -594,7 +594,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description The service can serve requests now: the database answers. Send it no traffic while this is 503.
+         * @description The service can serve requests now: the database answers and stores writes. Send it no traffic while this is 503; `fault` then names the code writes get meanwhile (INSUFFICIENT_STORAGE while the disk is full, READ_ONLY while the database refuses writes). It becomes ready again by itself.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1400,7 +1400,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "MALFORMED_JSON" | "BAD_QUERY" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE";
+            code: "MALFORMED_JSON" | "BAD_QUERY" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
             detail: string;
             error: string;
             /** @description With VALIDATION_FAILED and CONFLICT: one line per faulty field (`field` is "" for the body as a whole). */
@@ -1408,6 +1408,11 @@ export interface components {
                 field: string;
                 message: string;
             }[];
+            /**
+             * @description With a 503 of /readyz for a storage fault: the code writes get while it lasts.
+             * @enum {string}
+             */
+            fault?: "INSUFFICIENT_STORAGE" | "READ_ONLY";
             /** @description With REFERENCED: the entries that still use the one to delete. */
             referenced_by?: {
                 resource: string;
@@ -1422,6 +1427,11 @@ export interface components {
         Readiness: {
             /** @constant */
             status: "ready";
+            /**
+             * @description Present when the instance runs with READ_ONLY=true: it serves reads, and answers every write 503 READ_ONLY.
+             * @constant
+             */
+            readOnly?: true;
         };
     };
     responses: {
@@ -1797,9 +1807,10 @@ export interface components {
                 };
             };
         };
-        /** @description The database cannot be reached, or the service is stopping (UNAVAILABLE); try again. */
+        /** @description The database cannot be reached, or the service is stopping or has too many open connections (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
         Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfterBusy"];
                 [name: string]: unknown;
             };
             content: {
@@ -1816,8 +1827,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     status?: 503;
+                    /** @enum {string} */
+                    code?: "UNAVAILABLE" | "READ_ONLY";
+                };
+            };
+        };
+        /** @description The database’s disk is full (INSUFFICIENT_STORAGE); nothing was written. Try again once space is freed. */
+        InsufficientStorage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Insufficient Storage",
+                 *       "status": 507,
+                 *       "code": "INSUFFICIENT_STORAGE",
+                 *       "detail": "The database has no room left on its disk; nothing was written. Try again once space is freed.",
+                 *       "error": "The database has no room left on its disk; nothing was written. Try again once space is freed."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
-                    code?: "UNAVAILABLE";
+                    status?: 507;
+                    /** @constant */
+                    code?: "INSUFFICIENT_STORAGE";
                 };
             };
         };
@@ -1852,6 +1887,8 @@ export interface components {
         WWWAuthenticate: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
+        /** @description Sent when the service is over its connection limit: seconds to wait before trying again. */
+        RetryAfterBusy: number;
     };
     pathItems: never;
 }
@@ -1954,6 +1991,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getTag: {
@@ -2044,6 +2082,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteTag: {
@@ -2081,6 +2120,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateTag: {
@@ -2134,6 +2174,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listClients: {
@@ -2233,6 +2274,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getClient: {
@@ -2323,6 +2365,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteClient: {
@@ -2361,6 +2404,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateClient: {
@@ -2414,6 +2458,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listEnvironments: {
@@ -2516,6 +2561,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getEnvironment: {
@@ -2607,6 +2653,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteEnvironment: {
@@ -2645,6 +2692,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateEnvironment: {
@@ -2699,6 +2747,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAliases: {
@@ -2798,6 +2847,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAlias: {
@@ -2888,6 +2938,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteAlias: {
@@ -2925,6 +2976,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAlias: {
@@ -2978,6 +3030,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listStorageAreas: {
@@ -3086,6 +3139,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getStorageArea: {
@@ -3179,6 +3233,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteStorageArea: {
@@ -3216,6 +3271,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateStorageArea: {
@@ -3272,6 +3328,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listServers: {
@@ -3390,6 +3447,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getServer: {
@@ -3485,6 +3543,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteServer: {
@@ -3523,6 +3582,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateServer: {
@@ -3581,6 +3641,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSshKeys: {
@@ -3680,6 +3741,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSshKey: {
@@ -3770,6 +3832,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteSshKey: {
@@ -3808,6 +3871,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateSshKey: {
@@ -3861,6 +3925,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getOpenApiDocument: {
@@ -3984,7 +4049,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answers. */
+            /** @description The database answers and stores writes (`readOnly`: the instance runs with READ_ONLY=true and serves reads only). */
             200: {
                 headers: {
                     [name: string]: unknown;

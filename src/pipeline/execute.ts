@@ -16,6 +16,8 @@ export interface ExecutionContext {
   readonly store: ResourceStore;
   /** Entries as GET by id sends them; undefined where the backend cannot keep one coherent. */
   readonly cache: EntryCache | undefined;
+  /** READ_ONLY=true: every write is refused before it reaches the database. */
+  readonly readOnly: boolean;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -75,6 +77,7 @@ async function readEntry(context: ExecutionContext, resource: ResourceDefinition
  * entry it changes out of the way before and after (see EntryCache). */
 async function changing<T>(context: ExecutionContext, plan: WritePlan | DeletePlan, work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
   const { cache, store } = context;
+  if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
   const id = plan.id;
   if (id !== undefined) cache?.invalidate(plan.resource.table, id);
   try {
