@@ -41,6 +41,13 @@ export interface StartOptions {
   /** Use this database instead of a new one (a restart, or a second instance). It is
    * then the caller's to drop. */
   database?: TestDatabase;
+  /** Run the service as this user (the tests run as root; see support/root.ts). */
+  user?: RunAs;
+}
+
+export interface RunAs {
+  uid: number;
+  gid: number;
 }
 
 export interface TestServer {
@@ -83,6 +90,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
   });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -186,7 +194,7 @@ export function serverPerSuite(options: StartOptions = {}): TestServer {
  * status and its whole stdout and stderr (the harness above may see an exit before the
  * last output).
  */
-export function runToExit(dataDir: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+export function runToExit(dataDir: string, env: Record<string, string>, user?: RunAs): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -199,6 +207,7 @@ export function runToExit(dataDir: string, env: Record<string, string>): { statu
     encoding: 'utf8',
     timeout: 15_000,
     killSignal: 'SIGKILL',
+    ...user,
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
