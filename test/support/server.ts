@@ -52,6 +52,8 @@ export interface RunAs {
 
 export interface TestServer {
   readonly url: string;
+  /** The service's process (with WORKERS, the primary). */
+  readonly pid: number;
   readonly dataDir: string;
   readonly database: TestDatabase;
   /** The SQLite file ('' on other backends). */
@@ -126,6 +128,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 
   return {
     url,
+    pid: child.pid!,
     dataDir,
     database,
     databaseFile: database.file ?? '',
