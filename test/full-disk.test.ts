@@ -15,19 +15,11 @@ import { waitForLogs } from './support/log-lines.js';
 import { NEEDS_ROOT, mountTmpfs } from './support/root.js';
 import { startServer, type TestServer } from './support/server.js';
 import { BACKEND, createTestDatabase } from './support/test-database.js';
+import { until } from './support/until.js';
 
 const WRITERS = 4;
 const DISK_BYTES = 4 * 1024 * 1024;
 const BALLAST_CHUNK = 64 * 1024;
-const WAIT_MS = 15_000;
-
-async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_MS} ms`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
 
 /** Fills the disk a chunk at a time, so that it runs out while the writers write. */
 async function fillUp(path: string): Promise<void> {

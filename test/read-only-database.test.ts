@@ -17,20 +17,12 @@ import { assertAllStored } from './support/entries.js';
 import { NEEDS_ROOT, NOBODY } from './support/root.js';
 import { runToExit, startServer, type RunAs, type TestServer } from './support/server.js';
 import { BACKEND, MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL, createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { until } from './support/until.js';
 
 const SECRET_KEY = randomBytes(32).toString('hex');
-const WAIT_MS = 15_000;
 
 function scratchDir(): string {
   return mkdtempSync(join(tmpdir(), 'config-api-readonly-'));
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_MS} ms`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
 }
 
 /** Some tags, written while the database still accepts writes. */
