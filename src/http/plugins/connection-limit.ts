@@ -26,12 +26,12 @@ const RETRY_AFTER_SECONDS = 1;
 /** Connections closed to make room are logged together, at most this often. */
 const REPORT_EVERY_MS = 1000;
 
-const overLimit = new WeakSet<Socket>();
-
 export default fp<{ maxConnections: number }>(
   async (app, { maxConnections }) => {
     const connections = new OpenConnections(app.server);
     app.decorate('openConnections', connections);
+    /** Connections that arrived past the limit with no idle one to make room. */
+    const overLimit = new WeakSet<Socket>();
 
     let closedIdle = 0;
     let turnedAway = 0;
