@@ -1,7 +1,8 @@
 // What clients see at the edges of the connection handling, made for real on loopback:
 // - SIGTERM while connections wait in the kernel's accept queue with their request sent
 //   (the service is frozen with SIGSTOP while they connect): every one is answered, none is
-//   reset, every acknowledged write is stored, and the service exits 0 in time;
+//   reset, every acknowledged write is stored, and the service exits 0 (within the grace
+//   period: past it, it exits 1);
 // - a flood of idle connections past MAX_CONNECTIONS: the ones idle for longest are closed
 //   cleanly to make room, and new clients are served at once;
 // - past MAX_CONNECTIONS with every connection busy: a newcomer is answered 503 with
@@ -55,13 +56,12 @@ describe('SIGTERM with a filled accept queue', () => {
           process.kill(server.pid, 'SIGTERM');
           for (const pid of frozen) process.kill(pid, 'SIGCONT');
         }
-        const started = Date.now();
         const results = await Promise.all(exchanges.map((exchange) => exchange.result));
         const exitCode = await server.stop();
         t.diagnostic(`${JSON.stringify(tally(results))}, Connection: close on ${results.filter((r) => r.headers?.connection === 'close').length}`);
         assert.deepEqual(tally(results), { 'answered 201': QUEUED / 4, 'answered 200': (QUEUED * 3) / 4 }, 'every queued request answered, none reset or left hanging');
-        assert.equal(exitCode, 0);
-        assert.ok(Date.now() - started < 10_000, 'within the grace period');
+        // Past SHUTDOWN_GRACE_MS the service (or, with workers, the primary) exits 1.
+        assert.equal(exitCode, 0, 'stopped cleanly within the grace period');
 
         const acknowledged = new Map(results.flatMap((result, i) => (result.status === 201 ? [[JSON.parse(result.body!).id as number, bodies[i]!] as const] : [])));
         restarted = await startServer({ dataDir: server.dataDir, database: server.database });
