@@ -689,7 +689,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description The service can serve requests now: the database answers. Send it no traffic while this is 503.
+         * @description The service can serve requests now: the database answers and stores writes. Send it no traffic while this is 503; `fault` then names the code writes get meanwhile (INSUFFICIENT_STORAGE while the disk is full, READ_ONLY while the database refuses writes). It becomes ready again by itself.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -2062,7 +2062,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "MALFORMED_JSON" | "BAD_QUERY" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE";
+            code: "MALFORMED_JSON" | "BAD_QUERY" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
             detail: string;
             error: string;
             /** @description With VALIDATION_FAILED and CONFLICT: one line per faulty field (`field` is "" for the body as a whole). */
@@ -2076,6 +2076,11 @@ export interface components {
             item?: null;
             /** @description On a 405, the methods the path serves (as in `Allow`), for the older API’s clients. */
             allowed?: string[];
+            /**
+             * @description With a 503 of /readyz for a storage fault: the code writes get while it lasts.
+             * @enum {string}
+             */
+            fault?: "INSUFFICIENT_STORAGE" | "READ_ONLY";
             /** @description With REFERENCED: the entries that still use the one to delete. */
             referenced_by?: {
                 resource: string;
@@ -2090,6 +2095,11 @@ export interface components {
         Readiness: {
             /** @constant */
             status: "ready";
+            /**
+             * @description Present when the instance runs with READ_ONLY=true: it serves reads, and answers every write 503 READ_ONLY.
+             * @constant
+             */
+            readOnly?: true;
         };
     };
     responses: {
@@ -2466,9 +2476,10 @@ export interface components {
                 };
             };
         };
-        /** @description The database cannot be reached, or the service is stopping (UNAVAILABLE); try again. */
+        /** @description The database cannot be reached, or the service is stopping or has too many open connections (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
         Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfterBusy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2485,8 +2496,32 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     status?: 503;
+                    /** @enum {string} */
+                    code?: "UNAVAILABLE" | "READ_ONLY";
+                };
+            };
+        };
+        /** @description The database’s disk is full (INSUFFICIENT_STORAGE); nothing was written. Try again once space is freed. */
+        InsufficientStorage: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Insufficient Storage",
+                 *       "status": 507,
+                 *       "code": "INSUFFICIENT_STORAGE",
+                 *       "detail": "The database has no room left on its disk; nothing was written. Try again once space is freed.",
+                 *       "error": "The database has no room left on its disk; nothing was written. Try again once space is freed."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
-                    code?: "UNAVAILABLE";
+                    status?: 507;
+                    /** @constant */
+                    code?: "INSUFFICIENT_STORAGE";
                 };
             };
         };
@@ -2527,6 +2562,8 @@ export interface components {
         WWWAuthenticate: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
+        /** @description Sent when the service is over its connection limit: seconds to wait before trying again. */
+        RetryAfterBusy: number;
     };
     pathItems: never;
 }
@@ -2633,6 +2670,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteTags: {
@@ -2672,6 +2710,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateTags: {
@@ -2723,6 +2762,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getTag: {
@@ -2817,6 +2857,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteTag: {
@@ -2859,6 +2900,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateTag: {
@@ -2916,6 +2958,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listClients: {
@@ -3019,6 +3062,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteClients: {
@@ -3058,6 +3102,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateClients: {
@@ -3109,6 +3154,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getClient: {
@@ -3203,6 +3249,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteClient: {
@@ -3245,6 +3292,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateClient: {
@@ -3302,6 +3350,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listEnvironments: {
@@ -3408,6 +3457,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteEnvironments: {
@@ -3447,6 +3497,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateEnvironments: {
@@ -3498,6 +3549,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getEnvironment: {
@@ -3593,6 +3645,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteEnvironment: {
@@ -3635,6 +3688,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateEnvironment: {
@@ -3693,6 +3747,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listAliases: {
@@ -3796,6 +3851,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteAliases: {
@@ -3834,6 +3890,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAliases: {
@@ -3885,6 +3942,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getAlias: {
@@ -3979,6 +4037,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteAlias: {
@@ -4020,6 +4079,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateAlias: {
@@ -4077,6 +4137,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listStorageAreas: {
@@ -4189,6 +4250,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteStorageAreas: {
@@ -4227,6 +4289,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateStorageAreas: {
@@ -4278,6 +4341,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getStorageArea: {
@@ -4375,6 +4439,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteStorageArea: {
@@ -4416,6 +4481,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateStorageArea: {
@@ -4476,6 +4542,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listServers: {
@@ -4607,6 +4674,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteServers: {
@@ -4646,6 +4714,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateServers: {
@@ -4697,6 +4766,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getServer: {
@@ -4799,6 +4869,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteServer: {
@@ -4841,6 +4912,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateServer: {
@@ -4906,6 +4978,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     restoreServer: {
@@ -4950,6 +5023,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     listSshKeys: {
@@ -5053,6 +5127,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteSshKeys: {
@@ -5092,6 +5167,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateSshKeys: {
@@ -5143,6 +5219,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getSshKey: {
@@ -5237,6 +5314,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     deleteSshKey: {
@@ -5279,6 +5357,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     updateSshKey: {
@@ -5336,6 +5415,7 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
         };
     };
     getOpenApiDocument: {
@@ -5459,7 +5539,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answers. */
+            /** @description The database answers and stores writes (`readOnly`: the instance runs with READ_ONLY=true and serves reads only). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,7 @@ import databasePlugin from './http/plugins/database.js';
 import jsonBodyPlugin from './http/plugins/json-body.js';
 import metricsPlugin from './http/plugins/metrics.js';
 import connectionDrainPlugin from './http/plugins/connection-drain.js';
+import connectionLimitPlugin from './http/plugins/connection-limit.js';
 import problemResponsesPlugin, { frameworkErrorHandler } from './http/plugins/problem-responses.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
@@ -84,10 +85,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorateRequest('routeFacts', null);
   await app.register(requestLanguagePlugin);
   await app.register(requestIdPlugin);
-  await app.register(connectionDrainPlugin);
-  app.server.maxConnections = config.maxConnections;
-
   await app.register(problemResponsesPlugin, { bodyLimit: config.bodyLimit });
+  // Before access checks: a client turned away past MAX_CONNECTIONS costs nothing more.
+  await app.register(connectionLimitPlugin, { maxConnections: config.maxConnections });
+  // Half the grace period to take in the connections already queued, half to answer them.
+  await app.register(connectionDrainPlugin, { acceptDrainMs: config.shutdownGraceMs / 2 });
   await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute, tokens: config.apiTokens });
   await app.register(authenticationPlugin, { tokens: config.apiTokens });
   await app.register(jsonBodyPlugin);

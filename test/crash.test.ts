@@ -4,6 +4,7 @@
 // that some POST sent (a write cut short by the kill may be in or out, never half in).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { allEntries } from './support/entries.js';
 import { startServer, type TestServer } from './support/server.js';
 
 const WRITERS = 12;
@@ -34,19 +35,6 @@ function entryFor(writer: number, n: number): SentServer {
     is_vip: n % 7 === 0,
     is_monitored: n % 11 !== 0,
   };
-}
-
-async function allServers(server: TestServer): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = await server.request('GET', `/en/api/config/servers?limit=1000&offset=${offset}&include_deleted=true`);
-    assert.equal(page.status, 200, page.text);
-    items.push(...page.body.items);
-    if (offset + 1000 >= page.body.total) {
-      assert.equal(items.length, page.body.total, 'the total agrees with the rows');
-      return items;
-    }
-  }
 }
 
 test('SIGKILL during concurrent writes loses no acknowledged entry and leaves no partial one', async (t) => {
@@ -88,7 +76,7 @@ test('SIGKILL during concurrent writes loses no acknowledged entry and leaves no
     assert.ok(failedInFlight > 0, 'the kill cut requests in flight');
 
     second = await startServer({ dataDir: first.dataDir, database: first.database });
-    const stored = (await allServers(second)).filter((item) => String(item.hostname).startsWith('crash-'));
+    const stored = (await allEntries(second, 'servers')).filter((item) => String(item.hostname).startsWith('crash-'));
     const byHostname = new Map(stored.map((item) => [String(item.hostname), item]));
 
     for (const [hostname, id] of acknowledged) {

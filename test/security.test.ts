@@ -208,19 +208,20 @@ describe('slow and greedy clients', () => {
     assert.equal((await server.request('GET', TAGS)).body.total, 0, 'nothing was created');
   });
 
-  test('connections beyond MAX_CONNECTIONS are refused; the server still serves afterwards', async () => {
+  // test/connection-faults.test.ts looks at this in detail; here, with the time-outs above.
+  test('past MAX_CONNECTIONS the connections idle for longest make room, and a new client is served', async () => {
     const sockets: Socket[] = [];
     try {
-      for (let i = 0; i < 20; i++) sockets.push(await open());
-      const extra = await open();
-      extra.on('error', () => undefined);
-      sockets.push(extra);
-      assert.ok(await closedWithin(extra, 3000), 'the 21st connection was kept');
+      // Two past the limit: the suite's own idle keep-alive connection, if there is one, may go first.
+      for (let i = 0; i < 22; i++) sockets.push(await open());
+      for (const socket of sockets) socket.on('error', () => undefined);
+      // Well before the header time-out (1 s) would close it anyway.
+      assert.ok(await closedWithin(sockets[0]!, 500), 'the oldest idle connection was closed to make room');
+      assert.equal(sockets.at(-1)!.destroyed, false, 'the newest was kept');
+      assert.equal((await server.request('GET', TAGS)).status, 200);
     } finally {
       for (const socket of sockets) socket.destroy();
     }
-    await new Promise((done) => setTimeout(done, 200));
-    assert.equal((await server.request('GET', '/healthz')).status, 200);
   });
 });
 

@@ -34,6 +34,8 @@ export interface Config {
   workers: number;
   /** Entries GET by id keeps in memory (SQLite only); 0 turns the cache off. */
   entryCacheSize: number;
+  /** Serve reads only, on a database opened read-only: writes are 503 READ_ONLY. */
+  readOnly: boolean;
 }
 
 export { ConfigError };
@@ -49,9 +51,18 @@ function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, 
   return value;
 }
 
+function booleanSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.toLowerCase();
+  if (value !== 'true' && value !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return value === 'true';
+}
+
 export function connectOptions(config: Config): ConnectOptions {
   return {
     sqliteSynchronous: config.sqliteSynchronous,
+    readOnly: config.readOnly,
     poolSize: config.databasePoolSize,
     connectTimeoutMs: config.databaseConnectTimeoutMs,
     queryTimeoutMs: config.databaseQueryTimeoutMs,
@@ -97,5 +108,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     workers,
     entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
+    readOnly: booleanSetting(env, 'READ_ONLY', false),
   };
 }

@@ -4,13 +4,13 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
 import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, PoolStatistics } from './dialects/database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics };
+export type { ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, StorageFault };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 

@@ -22,6 +22,10 @@ export const STATUS_OF = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
+  // The database refuses writes: READ_ONLY=true, or a read-only file, standby or grant.
+  READ_ONLY: 503,
+  // The database's disk is full (RFC 4918's status: the server cannot store what is needed).
+  INSUFFICIENT_STORAGE: 507,
 } as const satisfies Readonly<Record<string, number>>;
 
 export type ErrorCode = keyof typeof STATUS_OF;
@@ -49,8 +53,10 @@ export class ApiError extends Error {
     readonly headers: Readonly<Record<string, string>> = {},
     /** Extra members of the problem body (RFC 9457 extensions). */
     readonly extensions: Readonly<Record<string, unknown>> = {},
+    /** What went wrong underneath (a driver error): logged with a 5xx, never shown to the client. */
+    cause?: unknown,
   ) {
-    super(`${code}: ${detail.key}`);
+    super(`${code}: ${detail.key}`, cause === undefined ? undefined : { cause });
     this.name = 'ApiError';
     this.status = STATUS_OF[code];
   }
@@ -58,6 +64,11 @@ export class ApiError extends Error {
 
 export function apiError(code: ErrorCode, key: MessageKey, params?: MessageParams): ApiError {
   return new ApiError(code, message(key, params));
+}
+
+/** An ApiError that stands for `cause` (a driver error): the log line of a 5xx names it. */
+export function apiErrorCausedBy(cause: unknown, code: ErrorCode, key: MessageKey): ApiError {
+  return new ApiError(code, message(key), [], {}, {}, cause);
 }
 
 export function fieldProblem(field: string, key: MessageKey, params?: MessageParams): FieldProblem {

@@ -100,6 +100,30 @@ const catalog = {
     fr: 'Le corps de la requête est imbriqué sur plus de {depth} niveaux.',
   },
   'database.unavailable': { en: 'The database cannot be reached; try again shortly.', fr: 'La base de données est injoignable ; réessayez sous peu.' },
+  'database.full': {
+    en: 'The database has no room left on its disk; nothing was written. Try again once space is freed.',
+    fr: 'Le disque de la base de données est plein ; rien n’a été écrit. Réessayez une fois de la place libérée.',
+  },
+  'database.readOnly': {
+    en: 'The database refuses writes at the moment (it is read-only); nothing was written. Reads still work.',
+    fr: 'La base de données refuse les écritures pour le moment (elle est en lecture seule) ; rien n’a été écrit. Les lectures fonctionnent.',
+  },
+  'database.readOnlyMode': {
+    en: 'This instance serves reads only (READ_ONLY=true); send writes to an instance that accepts them.',
+    fr: 'Cette instance ne sert que des lectures (READ_ONLY=true) ; envoyez les écritures à une instance qui les accepte.',
+  },
+  'readiness.full': {
+    en: 'Not ready: the database’s disk is full, and writes are refused until space is freed.',
+    fr: 'Pas prêt : le disque de la base de données est plein, et les écritures sont refusées jusqu’à ce que de la place soit libérée.',
+  },
+  'readiness.readOnly': {
+    en: 'Not ready: the database refuses writes (it is read-only).',
+    fr: 'Pas prêt : la base de données refuse les écritures (elle est en lecture seule).',
+  },
+  'connections.full': {
+    en: 'The service has too many open connections; try again in {seconds} s.',
+    fr: 'Le service a trop de connexions ouvertes ; réessayez dans {seconds} s.',
+  },
   'server.internal': { en: 'An internal error occurred.', fr: 'Une erreur interne s’est produite.' },
   'metrics.unavailable': {
     en: 'The workers’ metrics could not be gathered; try again shortly.',

@@ -48,6 +48,7 @@ function sharedHeaders(t: DocumentTexts): JsonObject {
     Allow: { description: t.allow, required: true, schema: { type: 'string' } },
     WWWAuthenticate: { description: t.wwwAuthenticate, required: true, schema: { type: 'string' } },
     RetryAfter: { description: t.retryAfter, required: true, schema: { type: 'integer', minimum: 0 } },
+    RetryAfterBusy: { description: t.retryAfterBusy, required: false, schema: { type: 'integer', minimum: 0 } },
   };
 }
 
@@ -90,7 +91,11 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
           required: ['status', 'uptimeSeconds'],
           properties: { status: { type: 'string', const: 'ok' }, uptimeSeconds: { type: 'integer', minimum: 0 } },
         },
-        Readiness: { type: 'object', required: ['status'], properties: { status: { type: 'string', const: 'ready' } } },
+        Readiness: {
+          type: 'object',
+          required: ['status'],
+          properties: { status: { type: 'string', const: 'ready' }, readOnly: { type: 'boolean', const: true, description: t.readOnlyReady } },
+        },
       },
       responses: {
         NotModified: { description: t.notModified, headers: { ETag: { $ref: '#/components/headers/ETag' } } },

@@ -23,7 +23,8 @@ const ERROR_RESPONSES = {
   ValidationFailed: { codes: ['VALIDATION_FAILED'], text: 'validationFailed' },
   RateLimited: { codes: ['RATE_LIMITED'], text: 'rateLimited' },
   InternalError: { codes: ['INTERNAL_ERROR'], text: 'internalError' },
-  Unavailable: { codes: ['UNAVAILABLE'], text: 'unavailable' },
+  Unavailable: { codes: ['UNAVAILABLE', 'READ_ONLY'], text: 'unavailable' },
+  InsufficientStorage: { codes: ['INSUFFICIENT_STORAGE'], text: 'insufficientStorage' },
 } as const satisfies Record<ProblemExampleName, { codes: readonly [ErrorCode, ...ErrorCode[]]; text: keyof DocumentTexts }>;
 
 export type ErrorName = keyof typeof ERROR_RESPONSES;
@@ -47,12 +48,15 @@ export const ALWAYS: ErrorName[] = ['NotFound', 'MethodNotAllowed', 'InternalErr
 export const READ_ACCESS: ErrorName[] = ['Unauthorized', 'RateLimited'];
 export const WRITE_ACCESS: ErrorName[] = [...READ_ACCESS, 'Forbidden'];
 export const BODY_ERRORS: ErrorName[] = ['MalformedJson', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed', 'WriteConflict'];
+/** Added by every write: the database may have no room left for it. */
+export const STORAGE_ERRORS: ErrorName[] = ['InsufficientStorage'];
 
 /** Headers some error responses must carry. */
 const ERROR_HEADERS: Partial<Record<ErrorName, JsonObject>> = {
   MethodNotAllowed: { Allow: headerRef('Allow') },
   Unauthorized: { 'WWW-Authenticate': headerRef('WWWAuthenticate') },
   RateLimited: { 'Retry-After': headerRef('RetryAfter') },
+  Unavailable: { 'Retry-After': headerRef('RetryAfterBusy') },
 };
 
 function errorResponse(context: DocumentContext, name: ErrorName): JsonObject {
@@ -108,6 +112,7 @@ export function problemSchema(t: DocumentTexts): JsonObject {
       },
       item: { type: 'null', description: t.problemItem },
       allowed: { type: 'array', items: { type: 'string' }, description: t.problemAllowed },
+      fault: { type: 'string', enum: ['INSUFFICIENT_STORAGE', 'READ_ONLY'] satisfies ErrorCode[], description: t.problemFault },
       referenced_by: {
         type: 'array',
         description: t.referencedBy,

@@ -24,6 +24,7 @@ const EXAMPLES = {
   RateLimited: () => new ApiError('RATE_LIMITED', message('rate.limited', { seconds: 12 })),
   InternalError: () => new ApiError('INTERNAL_ERROR', message('server.internal')),
   Unavailable: () => new ApiError('UNAVAILABLE', message('database.unavailable')),
+  InsufficientStorage: () => new ApiError('INSUFFICIENT_STORAGE', message('database.full')),
 } satisfies Record<string, () => ApiError>;
 
 export type ProblemExampleName = keyof typeof EXAMPLES;

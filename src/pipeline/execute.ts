@@ -16,6 +16,8 @@ export interface ExecutionContext {
   readonly store: ResourceStore;
   /** Entries as GET by id sends them; undefined where the backend cannot keep one coherent. */
   readonly cache: EntryCache | undefined;
+  /** READ_ONLY=true: every write is refused before it reaches the database. */
+  readonly readOnly: boolean;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -82,6 +84,7 @@ async function changing<T>(
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   const { cache, store } = context;
+  if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
   const forget = (): void => {
     for (const change of changes) {
       // A delete that takes its entry out of other entries' sets changes those entries too.

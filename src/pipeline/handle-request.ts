@@ -1,9 +1,11 @@
 // The whole request of the configuration API, top to bottom, as PostgREST reads: parse the
 // HTTP request into an API request, plan it against the registry (plain data, no SQL),
 // execute the plan (one transaction for a write), and respond. A driver error that escapes
-// the execution becomes the contract's answer here: 503 to retry, or 409 for a unique or
-// foreign-key race that got past the checks; anything else is a 500 with its cause logged.
-import { ApiError, apiError } from '../errors/api-error.js';
+// the execution becomes the contract's answer here: 503 to retry, 507 for a full disk, 503
+// READ_ONLY for a database that refuses writes, or 409 for a unique or foreign-key race that
+// got past the checks; anything else is a 500. A 5xx keeps the driver's error as its cause,
+// which its log line names (the client never sees it).
+import { ApiError, apiError, apiErrorCausedBy } from '../errors/api-error.js';
 import type { Registry } from '../registry/registry.js';
 import { execute, type ExecutionContext } from './execute.js';
 import { parseRequest, type HttpInput } from './parse-request.js';
@@ -35,7 +37,11 @@ function asApiError(context: ExecutionContext, error: unknown): unknown {
     case 'foreign-key':
       return apiError('CONFLICT', 'conflict.summary');
     case 'unavailable':
-      return apiError('UNAVAILABLE', 'database.unavailable');
+      return apiErrorCausedBy(error, 'UNAVAILABLE', 'database.unavailable');
+    case 'full':
+      return apiErrorCausedBy(error, 'INSUFFICIENT_STORAGE', 'database.full');
+    case 'read-only':
+      return apiErrorCausedBy(error, 'READ_ONLY', 'database.readOnly');
     default:
       return error;
   }

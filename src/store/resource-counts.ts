@@ -28,15 +28,29 @@ export async function adjustCount(tx: Kysely<Database>, templates: QueryTemplate
   await query.execute(tx, [total, live, resource.table]);
 }
 
+/** The resources that have no resource_counts row yet. */
+export async function uncounted(handle: DatabaseHandle, resources: readonly ResourceDefinition[]): Promise<ResourceDefinition[]> {
+  const present = new Set((await handle.db.selectFrom('resource_counts').select('table_name').execute()).map((row) => row.table_name));
+  return resources.filter((resource) => !present.has(resource.table));
+}
+
+/** A write that must reach the disk yet changes nothing in the end: one count up by one and
+ * back, committed. Whether it succeeds tells whether the database can store writes now. */
+export async function probeWrite(handle: DatabaseHandle, resource: ResourceDefinition): Promise<void> {
+  await handle.transaction(async (tx) => {
+    for (const step of [1, -1]) {
+      await tx.updateTable('resource_counts').set((eb) => ({ total: eb('total', '+', step) })).where('table_name', '=', resource.table).execute();
+    }
+  });
+}
+
 /**
  * Gives every resource without one its resource_counts row, counted from its table in the
  * transaction that inserts it. Two instances starting together may both try: the table's key
  * refuses the second row, and the first one stands.
  */
 export async function ensureCounts(handle: DatabaseHandle, resources: readonly ResourceDefinition[]): Promise<void> {
-  const present = new Set((await handle.db.selectFrom('resource_counts').select('table_name').execute()).map((row) => row.table_name));
-  for (const resource of resources) {
-    if (present.has(resource.table)) continue;
+  for (const resource of await uncounted(handle, resources)) {
     const deletion = resource.deletion;
     try {
       await handle.transaction(async (tx) => {

@@ -1,14 +1,16 @@
 // Storage for every resource, driven by the registry: one code path for all tables. Columns
 // and tables come from the registry, never from a request, and values are always bound.
-// Reads run on the database; writes run in a StoreTransaction (store-transaction.ts).
+// Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
+// their outcome tells whether the database can store writes (storage-health.ts).
 import { sql, type Kysely } from 'kysely';
-import type { DatabaseHandle, DatabaseFailure } from '../db/connect.js';
+import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { QueryTemplates, type SlotMaker } from './query-templates.js';
-import { readCount } from './resource-counts.js';
+import { probeWrite, readCount } from './resource-counts.js';
+import { StorageHealth, storageFaultOf } from './storage-health.js';
 import { StoreTransaction } from './store-transaction.js';
 
 // Generic code over tables named at run time: the registry, not the compiler, vouches for them.
@@ -17,27 +19,61 @@ type AnyDb = Kysely<any>;
 export class ResourceStore {
   private readonly templates = new QueryTemplates();
   private readonly selections: EntrySelections;
+  private readonly health: StorageHealth;
+  private readonly probe: () => Promise<void>;
 
   constructor(
     private readonly handle: DatabaseHandle,
     private readonly secrets: SecretBox,
+    /** The resources it stores; the first one's count row serves to try a write. */
+    resources: readonly ResourceDefinition[],
   ) {
     this.selections = new EntrySelections(handle.queries);
+    const probed = resources[0];
+    if (probed === undefined) throw new Error('a store needs at least one resource');
+    this.probe = () => probeWrite(handle, probed);
+    this.health = new StorageHealth(handle.failureOf, this.probe);
   }
 
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
-  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    return this.handle.transaction(async (tx) => {
-      const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets);
-      const result = await work(storeTx);
-      await storeTx.finish();
+  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    try {
+      const result = await this.handle.transaction(async (tx) => {
+        const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets);
+        const outcome = await work(storeTx);
+        await storeTx.finish();
+        return outcome;
+      });
+      this.health.succeeded();
       return result;
-    });
+    } catch (error) {
+      this.health.failed(error);
+      throw error;
+    }
   }
 
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure {
     return this.handle.failureOf(error);
+  }
+
+  /** Whether writes can be stored now: undefined, or the fault that stops them (README, Faults). */
+  storageFault(timeoutMs: number): Promise<StorageFault | undefined> {
+    return this.health.check(timeoutMs);
+  }
+
+  /** At start-up: tries a write that changes nothing. Resolves to the storage fault it met
+   * (kept for readiness), or undefined; any other failure is thrown. */
+  async tryWrite(): Promise<StorageFault | undefined> {
+    try {
+      await this.probe();
+      return undefined;
+    } catch (error) {
+      const fault = storageFaultOf(this.handle.failureOf, error);
+      if (fault === undefined) throw error;
+      this.health.failed(error);
+      return fault;
+    }
   }
 
   async read(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {

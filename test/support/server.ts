@@ -41,10 +41,19 @@ export interface StartOptions {
   /** Use this database instead of a new one (a restart, or a second instance). It is
    * then the caller's to drop. */
   database?: TestDatabase;
+  /** Run the service as this user (the tests run as root; see support/root.ts). */
+  user?: RunAs;
+}
+
+export interface RunAs {
+  uid: number;
+  gid: number;
 }
 
 export interface TestServer {
   readonly url: string;
+  /** The service's process (with WORKERS, the primary). */
+  readonly pid: number;
   readonly dataDir: string;
   readonly database: TestDatabase;
   /** The SQLite file ('' on other backends). */
@@ -83,6 +92,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
   });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -118,6 +128,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
 
   return {
     url,
+    pid: child.pid!,
     dataDir,
     database,
     databaseFile: database.file ?? '',
@@ -186,7 +197,7 @@ export function serverPerSuite(options: StartOptions = {}): TestServer {
  * status and its whole stdout and stderr (the harness above may see an exit before the
  * last output).
  */
-export function runToExit(dataDir: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+export function runToExit(dataDir: string, env: Record<string, string>, user?: RunAs): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -199,6 +210,7 @@ export function runToExit(dataDir: string, env: Record<string, string>): { statu
     encoding: 'utf8',
     timeout: 15_000,
     killSignal: 'SIGKILL',
+    ...user,
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }

@@ -21,8 +21,13 @@ export interface DatabaseCapabilities {
   readonly failedStatementEndsTransaction: boolean;
 }
 
-/** What a driver error means for the API. */
-export type DatabaseFailure = 'unique' | 'foreign-key' | 'unavailable' | 'other';
+/** What a driver error means for the API. `full`: the database's disk has no room left;
+ * `read-only`: the database refuses writes (a read-only file or folder, a standby, a grant
+ * without write privileges); `unavailable`: out of reach, gone, or a transient refusal. */
+export type DatabaseFailure = 'unique' | 'foreign-key' | 'unavailable' | 'full' | 'read-only' | 'other';
+
+/** The failures that say the database cannot store writes, while they last. */
+export type StorageFault = Extract<DatabaseFailure, 'full' | 'read-only'>;
 
 export interface PoolStatistics {
   /** Connections the pool may open. */
@@ -36,6 +41,9 @@ export interface PoolStatistics {
 
 export interface ConnectOptions {
   sqliteSynchronous: 'FULL' | 'NORMAL';
+  /** Open the database so that it refuses every write (READ_ONLY=true): the database itself,
+   * not only the service, then guarantees that nothing is written. */
+  readOnly: boolean;
   /** Connections a server-backed pool opens at most. */
   poolSize: number;
   /** How long to wait for a connection before answering 503. */

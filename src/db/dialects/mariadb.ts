@@ -28,6 +28,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   pool.on('connection', (connection) => {
     // MariaDB's statement time limit; MySQL refuses the variable, which is harmless here.
     connection.query(`SET SESSION max_statement_time = ${options.queryTimeoutMs / 1000}`, () => undefined);
+    // READ_ONLY=true: every session refuses writes, so the server vouches that none happen.
+    if (options.readOnly) connection.query('SET SESSION TRANSACTION READ ONLY', () => undefined);
   });
   // mysql2 publishes no pool figures; these queues have held them since its first release.
   const queues = pool as unknown as Record<'_allConnections' | '_freeConnections' | '_connectionQueue', { length: number }>;
@@ -58,6 +60,17 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
   ER_CON_COUNT_ERROR: 'unavailable',
   ER_STATEMENT_TIMEOUT: 'unavailable',
   ER_SERVER_SHUTDOWN: 'unavailable',
+  // The database does not exist (any more).
+  ER_BAD_DB_ERROR: 'unavailable',
+  ER_RECORD_FILE_FULL: 'full',
+  ER_DISK_FULL: 'full',
+  // read_only or innodb_read_only servers, read-only transactions, and a user without the
+  // privilege to write: either way the database refuses this service's writes.
+  ER_OPTION_PREVENTS_STATEMENT: 'read-only',
+  ER_READ_ONLY_MODE: 'read-only',
+  ER_INNODB_READ_ONLY: 'read-only',
+  ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION: 'read-only',
+  ER_TABLEACCESS_DENIED_ERROR: 'read-only',
 };
 
 // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.

@@ -15,6 +15,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     connectionTimeoutMillis: options.connectTimeoutMs,
     query_timeout: options.queryTimeoutMs,
     idleTimeoutMillis: 30_000,
+    // READ_ONLY=true: every session refuses writes, so the server vouches that none happen.
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
   // A connection dropped by a restarting server must not take the process down: the pool
   // reports it for idle clients, the client itself for one in use (its query fails on its
@@ -43,6 +45,15 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
   '08001': 'unavailable',
   '08003': 'unavailable',
   '08006': 'unavailable',
+  // The database does not exist (any more), or the server has too many connections.
+  '3D000': 'unavailable',
+  '57P04': 'unavailable',
+  '53300': 'unavailable',
+  '53100': 'full',
+  // A read-only transaction (a hot standby, default_transaction_read_only), or a user
+  // without the privilege to write: either way the database refuses this service's writes.
+  '25006': 'read-only',
+  '42501': 'read-only',
 };
 
 // node-postgres reports a lost or unobtainable connection without a code.

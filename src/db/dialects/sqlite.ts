@@ -1,7 +1,7 @@
 // SQLite through better-sqlite3: the embedded default. One connection, transactions one at a
 // time (BEGIN IMMEDIATE, so that processes sharing the file queue rather than fail), WAL,
 // commits grouped (see CommitGroup), and a change marker for the entry cache.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -81,6 +81,18 @@ function enterWalMode(database: SqliteDatabase.Database): void {
   }
 }
 
+/** The first statements fail when this user may not write where SQLite must: said plainly. */
+function unusable(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_READONLY_DIRECTORY') {
+    return new ConfigError(`SQLite cannot use ${path}: this user may not create files in its folder, where SQLite keeps the -wal and -shm files it needs even to read; let it, or move the database`);
+  }
+  if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
+    return new ConfigError(`SQLite cannot use ${path}: the file is read-only for this user, and is not yet in WAL mode, which the service must switch it to; make it writable once`);
+  }
+  return error;
+}
+
 // Kysely prepares every query anew; SQLite then parses and plans the same few statements
 // thousands of times a second. Statements are reusable (Kysely runs them to completion
 // before the next), so keep them, a bounded number, by their SQL text.
@@ -105,12 +117,21 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const path = sqlitePath(url);
   const inMemory = path === ':memory:';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const database = new SqliteDatabase(path);
-  // First: another process starting on the same file may hold a lock for a moment.
-  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  if (!inMemory) enterWalMode(database);
-  database.pragma(`synchronous = ${options.sqliteSynchronous}`);
+  if (options.readOnly && inMemory) throw new ConfigError('READ_ONLY=true needs a database with data; sqlite::memory: starts empty');
+  if (options.readOnly && !existsSync(path)) throw new ConfigError(`READ_ONLY=true needs an existing database; there is none at ${path}`);
+  if (!inMemory && !options.readOnly) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // Read-only, SQLite refuses every write itself. It still needs the -shm file beside the
+  // database (WAL): in a folder where it cannot be created, even reads fail (README, Faults).
+  const database = new SqliteDatabase(path, { readonly: options.readOnly });
+  try {
+    // First: another process starting on the same file may hold a lock for a moment.
+    database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    if (!inMemory && !options.readOnly) enterWalMode(database);
+    database.pragma(`synchronous = ${options.sqliteSynchronous}`);
+  } catch (error) {
+    database.close();
+    throw unusable(path, error);
+  }
   database.pragma('foreign_keys = ON');
   const dataVersion = database.prepare('pragma data_version').pluck();
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
@@ -130,6 +151,11 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
   SQLITE_CONSTRAINT_FOREIGNKEY: 'foreign-key',
   SQLITE_BUSY: 'unavailable',
   SQLITE_CANTOPEN: 'unavailable',
+  // ENOSPC while writing the database or its WAL (a quota or a file-size limit shows as an
+  // I/O error instead: SQLite tells only ENOSPC apart).
+  SQLITE_FULL: 'full',
+  // The file was deleted or renamed under the open database: it is gone, not read-only.
+  SQLITE_READONLY_DBMOVED: 'unavailable',
 };
 
 const ddl: Ddl = {
@@ -147,7 +173,11 @@ export const sqliteDialect: DatabaseDialect = {
   failureOf: (error) => {
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code !== 'string') return undefined;
-    return FAILURES[code] ?? (code.startsWith('SQLITE_IOERR') ? 'unavailable' : undefined);
+    const failure = FAILURES[code];
+    if (failure !== undefined) return failure;
+    // SQLITE_READONLY and its variants: a read-only file, folder or connection.
+    if (code.startsWith('SQLITE_READONLY')) return 'read-only';
+    return code.startsWith('SQLITE_IOERR') ? 'unavailable' : undefined;
   },
   ddl,
   queries: { joinedIds: (column) => sql`group_concat(${column})` },

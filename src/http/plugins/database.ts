@@ -1,14 +1,17 @@
 // Opens the database named by DATABASE_URL, brings it to what the registry needs (schema and
-// count rows), checks the key against the stored secrets, and closes it when the app closes.
+// count rows), checks the key against the stored secrets and that the database stores writes
+// (or, with READ_ONLY=true, opens it read-only and only checks it), and closes it when the
+// app closes.
 import fp from 'fastify-plugin';
 import { connectOptions, type Config } from '../../config/config.js';
-import { connectDatabase, type DatabaseHandle } from '../../db/connect.js';
+import { connectDatabase, type DatabaseHandle, type StorageFault } from '../../db/connect.js';
 import type { Migration } from '../../db/migrations/ddl.js';
 import { ConfigError } from '../../errors/config-error.js';
 import { EntryCache } from '../../pipeline/entry-cache.js';
 import type { Registry } from '../../registry/registry.js';
-import { prepareDatabase } from '../../store/prepare-database.js';
+import { checkPrepared, prepareDatabase } from '../../store/prepare-database.js';
 import { ResourceStore } from '../../store/resource-store.js';
+import { storageFaultOf } from '../../store/storage-health.js';
 import { secretsReadable } from '../../store/stored-secrets.js';
 
 declare module 'fastify' {
@@ -18,6 +21,8 @@ declare module 'fastify' {
     entryCache: EntryCache | undefined;
     /** For readiness and pool metrics; requests go through `store`. */
     database: DatabaseHandle;
+    /** READ_ONLY=true: the database is opened read-only and every write is refused. */
+    readOnly: boolean;
   }
 }
 
@@ -28,20 +33,51 @@ export interface DatabaseOptions {
   migrations?: Readonly<Record<string, Migration>>;
 }
 
+/** What an operator reads when a start fails on a database that cannot store writes. */
+function refusal(handle: DatabaseHandle, fault: StorageFault): ConfigError {
+  return new ConfigError(
+    fault === 'full'
+      ? `the disk of ${handle.description} is full; free space and start again`
+      : `${handle.description} refuses writes (a read-only file, folder, server or transaction, or a user without the privilege to write); make it writable, or set READ_ONLY=true to serve reads only`,
+  );
+}
+
+/** Migrates (or, read-only, only checks) the database; a storage fault is told in one sentence. */
+async function prepare(handle: DatabaseHandle, { config, registry, migrations }: DatabaseOptions): Promise<string[]> {
+  try {
+    if (!config.readOnly) return await prepareDatabase(handle, registry.resources, migrations);
+    await checkPrepared(handle, registry.resources, migrations);
+    return [];
+  } catch (error) {
+    const fault = storageFaultOf(handle.failureOf, error);
+    if (fault === undefined) throw error;
+    throw config.readOnly ? new ConfigError(`${handle.description} refuses even reads to this user`) : refusal(handle, fault);
+  }
+}
+
 export default fp<DatabaseOptions>(
-  async (app, { config, registry, migrations }) => {
+  async (app, options) => {
+    const { config, registry } = options;
     const handle = connectDatabase(config.databaseUrl, connectOptions(config));
     app.addHook('onClose', async () => {
       await handle.db.destroy();
     });
-    const applied = await prepareDatabase(handle, registry.resources, migrations);
-    app.log.info({ database: handle.description, migrationsApplied: applied }, 'database ready');
+    const applied = await prepare(handle, options);
     if (!(await secretsReadable(handle, registry.resources, app.secretBox))) {
       throw new ConfigError(
         'the encryption key (SECRET_KEY or SECRET_KEY_FILE) is not the one that sealed the stored SSH private keys; start with the original key',
       );
     }
-    app.decorate('store', new ResourceStore(handle, app.secretBox));
+    const store = new ResourceStore(handle, app.secretBox, registry.resources);
+    // A database that refuses writes is refused at start, unless the operator asked for a
+    // read-only service. A full disk is not: reads still work, readiness reports the fault,
+    // and writes resume by themselves once space is freed.
+    const fault = config.readOnly ? undefined : await store.tryWrite();
+    if (fault === 'read-only') throw refusal(handle, fault);
+    if (fault === 'full') app.log.error({ database: handle.description }, 'the database disk is full: writes are refused (507) until space is freed');
+    app.log.info({ database: handle.description, migrationsApplied: applied, readOnly: config.readOnly }, 'database ready');
+    app.decorate('readOnly', config.readOnly);
+    app.decorate('store', store);
     const marker = handle.changeMarker;
     app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker) : undefined);
     app.decorate('database', handle);

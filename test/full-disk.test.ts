@@ -1,0 +1,102 @@
+// A full disk, for real: the SQLite database lives on a tmpfs of its own, a few MiB, that
+// a ballast file fills while writers keep posting. Writes must be refused with 507
+// INSUFFICIENT_STORAGE (never a 500, never internals), /readyz must say why it is not
+// ready, reads must go on, everything must recover by itself once the ballast is deleted,
+// and every write acknowledged before, during and after must still be there after a restart.
+// PostgreSQL and MariaDB keep their data on their own server's disk, which this test may
+// not fill; their disk-full errors are mapped like SQLite's (test/database-failures.test.ts).
+import assert from 'node:assert/strict';
+import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { assertAllStored } from './support/entries.js';
+import { waitForLogs } from './support/log-lines.js';
+import { NEEDS_ROOT, mountTmpfs } from './support/root.js';
+import { startServer, type TestServer } from './support/server.js';
+import { BACKEND, createTestDatabase } from './support/test-database.js';
+import { until } from './support/until.js';
+
+const WRITERS = 4;
+const DISK_BYTES = 4 * 1024 * 1024;
+const BALLAST_CHUNK = 64 * 1024;
+
+/** Fills the disk a chunk at a time, so that it runs out while the writers write. */
+async function fillUp(path: string): Promise<void> {
+  const file = openSync(path, 'w');
+  try {
+    for (;;) {
+      writeSync(file, Buffer.alloc(BALLAST_CHUNK, 1));
+      await new Promise((done) => setImmediate(done));
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(file);
+  }
+}
+
+test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads go on, all recovers by itself once space is freed', {
+  skip: BACKEND !== 'sqlite' ? 'only SQLite keeps its data on a disk this test may fill' : NEEDS_ROOT,
+  timeout: 90_000,
+}, async (t) => {
+  const disk = mountTmpfs(DISK_BYTES);
+  const keyDir = mkdtempSync(join(tmpdir(), 'config-api-full-'));
+  const database = await createTestDatabase(disk.path);
+  let server: TestServer | undefined;
+  try {
+    server = await startServer({ database, dataDir: keyDir });
+    const acknowledged = new Map<number, Record<string, unknown>>();
+    const statuses = new Map<number, number>();
+    let writing = true;
+    let sent = 0;
+    const writer = async (w: number): Promise<void> => {
+      while (writing) {
+        const n = sent++;
+        const body = { ip: `10.${w}.${n >> 8}.${n & 255}`, port: 3306, hostname: `full-${n}-`.padEnd(180, 'x') };
+        const reply = await server!.request('POST', '/en/api/config/servers', { body });
+        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+        if (reply.status === 201) acknowledged.set(reply.body.id, body);
+        else {
+          assert.equal(reply.status, 507, reply.text);
+          assert.equal(reply.body.code, 'INSUFFICIENT_STORAGE');
+          assert.doesNotMatch(reply.text, /SQLITE|disk is full|at .*\.js/, 'no internals');
+        }
+      }
+    };
+    const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
+
+    await until('20 acknowledged writes', () => acknowledged.size >= 20);
+    await fillUp(join(disk.path, 'ballast'));
+    await until('refused writes', () => (statuses.get(507) ?? 0) >= 5);
+
+    const ready = await server.request('GET', '/readyz');
+    assert.equal(ready.status, 503, ready.text);
+    assert.equal(ready.body.code, 'UNAVAILABLE');
+    assert.equal(ready.body.fault, 'INSUFFICIENT_STORAGE');
+    assert.match(ready.body.detail, /disk is full/);
+    assert.equal((await server.request('GET', '/en/api/config/servers?limit=5')).status, 200, 'reads go on');
+    assert.equal((await server.request('GET', '/healthz')).status, 200, 'alive, only not ready');
+    const failed = await waitForLogs(server.logs, (lines) => lines.some((line) => line.msg === 'request failed'));
+    const cause = failed.find((line) => line.msg === 'request failed')!.err as { message?: string };
+    assert.match(String(cause.message), /INSUFFICIENT_STORAGE.*disk is full/, 'the log line names the cause');
+
+    writing = false;
+    await Promise.all(writers);
+    unlinkSync(join(disk.path, 'ballast'));
+    await until('/readyz ready again', async () => (await server!.request('GET', '/readyz')).status === 200);
+    const after = { ip: '192.0.2.200', port: 3306, hostname: 'after-the-fault' };
+    const created = await server.request('POST', '/en/api/config/servers', { body: after });
+    assert.equal(created.status, 201, created.text);
+    acknowledged.set(created.body.id, after);
+    t.diagnostic(`statuses ${JSON.stringify(Object.fromEntries(statuses))}, acknowledged ${acknowledged.size}`);
+
+    assert.equal(await server.stop(), 0);
+    server = await startServer({ database, dataDir: keyDir });
+    await assertAllStored(server, 'servers', acknowledged);
+  } finally {
+    await server?.stop();
+    disk.remove();
+    rmSync(keyDir, { recursive: true, force: true });
+  }
+});
