@@ -9,7 +9,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -30,8 +33,16 @@ export interface paths {
          */
         post: operations["createTag"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listTagsOptions"];
+        /**
+         * List entries of tags (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listTagsHead"];
         patch?: never;
         trace?: never;
     };
@@ -40,9 +51,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -65,8 +82,16 @@ export interface paths {
          * @description Deletes the entry for good. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteTag"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getTagOptions"];
+        /**
+         * Read one entry of tags (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getTagHead"];
         /**
          * Change some fields of an entry of tags
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -79,7 +104,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -100,8 +128,16 @@ export interface paths {
          */
         post: operations["createClient"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listClientsOptions"];
+        /**
+         * List entries of clients (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listClientsHead"];
         patch?: never;
         trace?: never;
     };
@@ -110,9 +146,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -135,8 +177,16 @@ export interface paths {
          * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteClient"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getClientOptions"];
+        /**
+         * Read one entry of clients (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getClientHead"];
         /**
          * Change some fields of an entry of clients
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -149,7 +199,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -170,8 +223,16 @@ export interface paths {
          */
         post: operations["createEnvironment"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listEnvironmentsOptions"];
+        /**
+         * List entries of environments (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listEnvironmentsHead"];
         patch?: never;
         trace?: never;
     };
@@ -180,9 +241,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -205,8 +272,16 @@ export interface paths {
          * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteEnvironment"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getEnvironmentOptions"];
+        /**
+         * Read one entry of environments (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getEnvironmentHead"];
         /**
          * Change some fields of an entry of environments
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -219,7 +294,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -240,8 +318,16 @@ export interface paths {
          */
         post: operations["createAlias"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listAliasesOptions"];
+        /**
+         * List entries of aliases (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listAliasesHead"];
         patch?: never;
         trace?: never;
     };
@@ -250,9 +336,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -275,8 +367,16 @@ export interface paths {
          * @description Deletes the entry for good. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteAlias"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getAliasOptions"];
+        /**
+         * Read one entry of aliases (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getAliasHead"];
         /**
          * Change some fields of an entry of aliases
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -289,7 +389,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -310,8 +413,16 @@ export interface paths {
          */
         post: operations["createStorageArea"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listStorageAreasOptions"];
+        /**
+         * List entries of storage-areas (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listStorageAreasHead"];
         patch?: never;
         trace?: never;
     };
@@ -320,9 +431,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -345,8 +462,16 @@ export interface paths {
          * @description Deletes the entry for good. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteStorageArea"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getStorageAreaOptions"];
+        /**
+         * Read one entry of storage-areas (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getStorageAreaHead"];
         /**
          * Change some fields of an entry of storage-areas
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -359,7 +484,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -380,8 +508,16 @@ export interface paths {
          */
         post: operations["createServer"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listServersOptions"];
+        /**
+         * List entries of servers (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listServersHead"];
         patch?: never;
         trace?: never;
     };
@@ -390,9 +526,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -415,8 +557,16 @@ export interface paths {
          * @description Marks the entry deleted (is_deleted = 1); it stays readable by id and lists show it with include_deleted=true. Deleting it again is 200. An entry still used by aliases is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteServer"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getServerOptions"];
+        /**
+         * Read one entry of servers (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getServerHead"];
         /**
          * Change some fields of an entry of servers
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -429,7 +579,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -450,8 +603,16 @@ export interface paths {
          */
         post: operations["createSshKey"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listSshKeysOptions"];
+        /**
+         * List entries of ssh-keys (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listSshKeysHead"];
         patch?: never;
         trace?: never;
     };
@@ -460,9 +621,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -485,8 +652,16 @@ export interface paths {
          * @description Deletes the entry for good. An entry still used by storage-areas is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteSshKey"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getSshKeyOptions"];
+        /**
+         * Read one entry of ssh-keys (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getSshKeyHead"];
         /**
          * Change some fields of an entry of ssh-keys
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -499,7 +674,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -512,8 +690,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getOpenApiDocumentOptions"];
+        /**
+         * This OpenAPI document (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getOpenApiDocumentHead"];
         patch?: never;
         trace?: never;
     };
@@ -522,7 +708,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -535,8 +724,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getDocumentationPageOptions"];
+        /**
+         * Interactive documentation (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getDocumentationPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -545,9 +742,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description File name. */
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
                 asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
             };
             cookie?: never;
@@ -560,8 +763,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getDocumentationAssetOptions"];
+        /**
+         * A file of the documentation page (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getDocumentationAssetHead"];
         patch?: never;
         trace?: never;
     };
@@ -580,8 +791,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getLivenessOptions"];
+        /**
+         * Liveness (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getLivenessHead"];
         patch?: never;
         trace?: never;
     };
@@ -600,8 +819,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getReadinessOptions"];
+        /**
+         * Readiness (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getReadinessHead"];
         patch?: never;
         trace?: never;
     };
@@ -620,8 +847,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getMetricsOptions"];
+        /**
+         * Metrics (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getMetricsHead"];
         patch?: never;
         trace?: never;
     };
@@ -662,6 +897,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         TagCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Label shown on the tag. */
             name: string;
             /**
@@ -674,9 +911,21 @@ export interface components {
              * @default #337ab7
              */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         TagReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Label shown on the tag. */
             name: string;
             /**
@@ -689,15 +938,37 @@ export interface components {
              * @default #337ab7
              */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         TagPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Label shown on the tag. */
             name?: string;
             /** @description Text colour, #rrggbb. */
             color?: string;
             /** @description Background colour, #rrggbb. */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         TagList: {
             items: components["schemas"]["Tag"][];
@@ -756,6 +1027,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ClientCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the client. */
             libelle: string;
             /**
@@ -768,9 +1041,21 @@ export interface components {
              * @default true
              */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ClientReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the client. */
             libelle: string;
             /**
@@ -783,15 +1068,37 @@ export interface components {
              * @default true
              */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ClientPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the client. */
             libelle?: string;
             /** @description Logo file name or URL. */
             logo?: string;
             /** @description Whether the client’s servers are monitored. */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         ClientList: {
             items: components["schemas"]["Client"][];
@@ -836,7 +1143,10 @@ export interface components {
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
@@ -853,36 +1163,81 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         EnvironmentCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the environment. */
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         EnvironmentReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the environment. */
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         EnvironmentPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the environment. */
             libelle?: string;
             /** @description Short key used in scripts. */
             key?: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         EnvironmentList: {
             items: components["schemas"]["Environment"][];
@@ -944,6 +1299,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         AliasCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Id of the server (not deleted) the alias points to. */
             id_mysql_server: number;
             /**
@@ -953,9 +1310,21 @@ export interface components {
             dns: string;
             /** @description TCP port. */
             port: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         AliasReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Id of the server (not deleted) the alias points to. */
             id_mysql_server: number;
             /**
@@ -965,9 +1334,21 @@ export interface components {
             dns: string;
             /** @description TCP port. */
             port: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         AliasPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Id of the server (not deleted) the alias points to. */
             id_mysql_server?: number;
             /**
@@ -977,6 +1358,16 @@ export interface components {
             dns?: string;
             /** @description TCP port. */
             port?: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         AliasList: {
             items: components["schemas"]["Alias"][];
@@ -1044,6 +1435,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         StorageAreaCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
             /**
@@ -1062,9 +1455,21 @@ export interface components {
              * @default null
              */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         StorageAreaReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
             /**
@@ -1083,9 +1488,21 @@ export interface components {
              * @default null
              */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         StorageAreaPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip?: string;
             /** @description SSH port. */
@@ -1098,6 +1515,16 @@ export interface components {
             ssh_key?: number;
             /** @description Where the storage is, e.g. "Paris, FR". */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         StorageAreaList: {
             items: components["schemas"]["StorageArea"][];
@@ -1159,7 +1586,10 @@ export interface components {
             is_vip: boolean;
             /** @description Whether the server is monitored. */
             is_monitored: boolean;
-            /** @description 1 once the server is deleted. */
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
             readonly is_deleted: 0 | 1;
             /**
              * Format: date-time
@@ -1174,6 +1604,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
             /**
@@ -1211,9 +1643,26 @@ export interface components {
              * @default true
              */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
             /**
@@ -1251,9 +1700,26 @@ export interface components {
              * @default true
              */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip?: string;
             /** @description MySQL port. */
@@ -1270,6 +1736,21 @@ export interface components {
             is_vip?: boolean | 0 | 1;
             /** @description Whether the server is monitored. */
             is_monitored?: boolean | 0 | 1;
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         ServerList: {
             items: components["schemas"]["Server"][];
@@ -1309,7 +1790,10 @@ export interface components {
         SshKey: {
             /** @description Assigned by the service. */
             readonly id: number;
-            /** @description Key algorithm; must match pub. */
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -1328,7 +1812,12 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         SshKeyCreate: {
-            /** @description Key algorithm; must match pub. */
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -1336,10 +1825,25 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e": string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         SshKeyReplace: {
-            /** @description Key algorithm; must match pub. */
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -1347,10 +1851,25 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e"?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         SshKeyPatch: {
-            /** @description Key algorithm; must match pub. */
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type?: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub?: string;
@@ -1358,6 +1877,16 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e"?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         SshKeyList: {
             items: components["schemas"]["SshKey"][];
@@ -1821,11 +2350,77 @@ export interface components {
                 };
             };
         };
+        /** @description No content; `Allow` lists the methods of this path. */
+        Allowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query parameter is unknown, repeated or invalid (BAD_QUERY). */
+        BadQueryWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Tokens are configured and the request has no valid bearer token (UNAUTHORIZED). */
+        UnauthorizedWithoutBody: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Unknown language, resource, id or path (NOT_FOUND). */
+        NotFoundWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The path does not serve this method (METHOD_NOT_ALLOWED); see Allow. */
+        MethodNotAllowedWithoutBody: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Too many requests for this token (RATE_LIMITED). */
+        RateLimitedWithoutBody: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description An unexpected error (INTERNAL_ERROR); the body shows no internals. */
+        InternalErrorWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The database cannot be reached, or the service is stopping (UNAVAILABLE); try again. */
+        UnavailableWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
-        /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+        /**
+         * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+         * @example en
+         */
         Lang: "fr" | "en" | "cs" | "da" | "de" | "es" | "fi" | "it" | "ja" | "nl" | "pl" | "pt" | "ru" | "uk" | "zh-cn";
-        /** @description Id of the entry. */
+        /**
+         * @description Id of the entry.
+         * @example 1
+         */
         Id: number;
         /** @description Entries per page. */
         Limit: number;
@@ -1883,7 +2478,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -1913,7 +2511,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -1956,6 +2557,81 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listTagsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTagsHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `color` equals this value. */
+                color?: string;
+                /** @description Only entries whose `background` equals this value. */
+                background?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getTag: {
         parameters: {
             query?: never;
@@ -1964,9 +2640,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2001,9 +2683,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2054,9 +2742,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2083,6 +2777,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getTagOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTagHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateTag: {
         parameters: {
             query?: never;
@@ -2091,9 +2854,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2162,7 +2931,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2192,7 +2964,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2235,6 +3010,81 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listClientsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listClientsHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `libelle` equals this value. */
+                libelle?: string;
+                /** @description Only entries whose `logo` equals this value. */
+                logo?: string;
+                /** @description Only entries whose `is_monitored` equals this value. */
+                is_monitored?: boolean;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getClient: {
         parameters: {
             query?: never;
@@ -2243,9 +3093,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2280,9 +3136,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2333,9 +3195,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2363,6 +3231,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getClientOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getClientHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateClient: {
         parameters: {
             query?: never;
@@ -2371,9 +3308,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2444,7 +3387,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2474,7 +3420,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2518,6 +3467,83 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listEnvironmentsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEnvironmentsHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `libelle` equals this value. */
+                libelle?: string;
+                /** @description Only entries whose `key` equals this value. */
+                key?: string;
+                /** @description Only entries whose `class` equals this value. */
+                class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
+                /** @description Only entries whose `letter` equals this value. */
+                letter?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getEnvironment: {
         parameters: {
             query?: never;
@@ -2526,9 +3552,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2563,9 +3595,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2617,9 +3655,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2647,6 +3691,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getEnvironmentOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEnvironmentHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateEnvironment: {
         parameters: {
             query?: never;
@@ -2655,9 +3768,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2727,7 +3846,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2757,7 +3879,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2800,6 +3925,81 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listAliasesOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAliasesHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `id_mysql_server` equals this value. */
+                id_mysql_server?: number;
+                /** @description Only entries whose `dns` equals this value. */
+                dns?: string;
+                /** @description Only entries whose `port` equals this value. */
+                port?: number;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getAlias: {
         parameters: {
             query?: never;
@@ -2808,9 +4008,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2845,9 +4051,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2898,9 +4110,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2927,6 +4145,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getAliasOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAliasHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateAlias: {
         parameters: {
             query?: never;
@@ -2935,9 +4222,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3012,7 +4305,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3042,7 +4338,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3088,6 +4387,87 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listStorageAreasOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listStorageAreasHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `ip` equals this value. */
+                ip?: string;
+                /** @description Only entries whose `port` equals this value. */
+                port?: number;
+                /** @description Only entries whose `path` equals this value. */
+                path?: string;
+                /** @description Only entries whose `libelle` equals this value. */
+                libelle?: string;
+                /** @description Only entries whose `ssh_key` equals this value. */
+                ssh_key?: number;
+                /** @description Only entries whose `géolocalisation` equals this value. */
+                "g\u00E9olocalisation"?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getStorageArea: {
         parameters: {
             query?: never;
@@ -3096,9 +4476,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3133,9 +4519,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3189,9 +4581,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3218,6 +4616,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getStorageAreaOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStorageAreaHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateStorageArea: {
         parameters: {
             query?: never;
@@ -3226,9 +4693,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3314,7 +4787,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3344,7 +4820,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3392,6 +4871,95 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listServersOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listServersHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description true also lists entries marked deleted. */
+                include_deleted?: components["parameters"]["IncludeDeleted"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `ip` equals this value. */
+                ip?: string;
+                /** @description Only entries whose `port` equals this value. */
+                port?: number;
+                /** @description Only entries whose `hostname` equals this value. */
+                hostname?: string;
+                /** @description Only entries whose `ssl` equals this value. */
+                ssl?: boolean;
+                /** @description Only entries whose `ssh` equals this value. */
+                ssh?: boolean;
+                /** @description Only entries whose `is_proxy` equals this value. */
+                is_proxy?: boolean;
+                /** @description Only entries whose `is_vip` equals this value. */
+                is_vip?: boolean;
+                /** @description Only entries whose `is_monitored` equals this value. */
+                is_monitored?: boolean;
+                /** @description Only entries whose `is_deleted` equals this value. */
+                is_deleted?: 0 | 1;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getServer: {
         parameters: {
             query?: never;
@@ -3400,9 +4968,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3437,9 +5011,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3495,9 +5075,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3525,6 +5111,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getServerOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getServerHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateServer: {
         parameters: {
             query?: never;
@@ -3533,9 +5188,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3609,7 +5270,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3639,7 +5303,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3682,6 +5349,81 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listSshKeysOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSshKeysHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `type` equals this value. */
+                type?: "ED25519" | "RSA";
+                /** @description Only entries whose `pub` equals this value. */
+                pub?: string;
+                /** @description Only entries whose `fingerprint` equals this value. */
+                fingerprint?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getSshKey: {
         parameters: {
             query?: never;
@@ -3690,9 +5432,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3727,9 +5475,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3780,9 +5534,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3810,6 +5570,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getSshKeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSshKeyHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateSshKey: {
         parameters: {
             query?: never;
@@ -3818,9 +5647,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3871,7 +5706,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3885,7 +5723,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
-                    "application/yaml": Record<string, never>;
+                    "application/yaml": string;
                 };
             };
             400: components["responses"]["BadQuery"];
@@ -3895,12 +5733,68 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOpenApiDocumentOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOpenApiDocumentHead: {
+        parameters: {
+            query?: {
+                /** @description json (default) or yaml. */
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getDocumentationPage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3922,14 +5816,69 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getDocumentationPageOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDocumentationPageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getDocumentationAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description File name. */
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
                 asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
             };
             cookie?: never;
@@ -3953,6 +5902,65 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getDocumentationAssetOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
+                asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDocumentationAssetHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
+                asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getLiveness: {
         parameters: {
             query?: never;
@@ -3973,6 +5981,39 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getLivenessOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLivenessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
         };
     };
     getReadiness: {
@@ -3998,6 +6039,41 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getReadinessOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getReadinessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -4021,6 +6097,45 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    getMetricsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMetricsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
 }

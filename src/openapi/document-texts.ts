@@ -44,6 +44,11 @@ const en = {
   removeGuarded: 'Built-in entries are refused with 409 DELETE_GUARDED.',
   removeReferenced: (users: string) => `An entry still used by ${users} is refused with 409 REFERENCED.`,
   removeIfMatch: 'With `If-Match`, refused with 412 if the entry changed since.',
+  head: (summary: string) => `${summary} (headers only)`,
+  headDescription: 'The same answer as GET, status and headers, without the body.',
+  options: 'The methods this path serves',
+  optionsDescription: 'Answers 204 with the methods of this path in `Allow`.',
+  allowed: 'No content; `Allow` lists the methods of this path.',
   openApi: 'This OpenAPI document',
   openApiDescription:
     'The OpenAPI 3.1 description of the API, generated from the resource registry, with descriptions in the language of the path (French under /fr/, English otherwise). `?format=yaml` returns it as YAML.',
@@ -103,6 +108,7 @@ const en = {
   total: 'Entries that match the filters, over all pages.',
   deletedMode: 'hard: gone for good; soft: marked deleted and kept.',
   documentBody: 'An OpenAPI 3.1 document.',
+  documentYaml: 'The same OpenAPI 3.1 document, as YAML text.',
 };
 
 export type DocumentTexts = typeof en;
@@ -152,6 +158,11 @@ const fr: DocumentTexts = {
   removeGuarded: 'Les entrées intégrées à la plateforme sont refusées par 409 DELETE_GUARDED.',
   removeReferenced: (users) => `Une entrée encore utilisée par ${users} est refusée par 409 REFERENCED.`,
   removeIfMatch: 'Avec `If-Match`, refusé par 412 si l’entrée a changé entre-temps.',
+  head: (summary) => `${summary} (en-têtes seulement)`,
+  headDescription: 'La même réponse que GET, statut et en-têtes, sans le corps.',
+  options: 'Les méthodes que ce chemin sert',
+  optionsDescription: 'Répond 204 avec les méthodes de ce chemin dans `Allow`.',
+  allowed: 'Pas de contenu ; `Allow` liste les méthodes de ce chemin.',
   openApi: 'Ce document OpenAPI',
   openApiDescription:
     'La description OpenAPI 3.1 de l’API, produite depuis le registre des ressources, avec les descriptions dans la langue du chemin (français sous /fr/, anglais sinon). `?format=yaml` la renvoie en YAML.',
@@ -212,6 +223,7 @@ const fr: DocumentTexts = {
   total: 'Entrées qui répondent aux filtres, toutes pages confondues.',
   deletedMode: 'hard : supprimée définitivement ; soft : marquée supprimée et conservée.',
   documentBody: 'Un document OpenAPI 3.1.',
+  documentYaml: 'Le même document OpenAPI 3.1, en texte YAML.',
 };
 
 const TEXTS: Readonly<Record<MessageLanguage, DocumentTexts>> = { en, fr };

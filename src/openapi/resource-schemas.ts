@@ -3,7 +3,7 @@
 // schemas that validate requests, so the document cannot drift from the service.
 import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
 import { MAX_ID } from '../registry/field-types.js';
-import { isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
+import { bodyFields, isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
 import { plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 
@@ -37,20 +37,35 @@ function entrySchema(context: DocumentContext, resource: ResourceDefinition): Js
   };
 }
 
+/**
+ * A POST, PUT or PATCH body. It may carry the read-only fields, as an entry read and sent back
+ * does (the service ignores them): they are declared `readOnly`, typed as responses show them,
+ * so that "read, change a field, PUT it back" type-checks in generated clients. Any other name
+ * is refused, which `propertyNames` says rather than `additionalProperties: false`: validating
+ * proxies (Prism) drop `readOnly` properties from request schemas, and would then refuse them.
+ */
 function writeSchema(context: DocumentContext, resource: ResourceDefinition, mode: WriteMode): JsonObject {
   const t = context.t;
   const properties: JsonObject = {};
   const required: string[] = [];
-  for (const [name, field] of Object.entries(resource.fields)) {
-    if (field.readOnly) continue;
+  for (const [name, field] of bodyFields(resource)) {
     const extra: JsonObject = { description: field.description[context.language] };
+    if (field.readOnly) {
+      properties[name] = plain(field.type.output, { ...extra, readOnly: true });
+      continue;
+    }
     if (field.writeOnly) extra.writeOnly = true;
     if ('default' in field && mode !== 'patch') extra.default = field.default;
     properties[name] = plain(field.type.input, extra);
     if (isRequired(field, mode)) required.push(name);
   }
   const purpose = { create: t.writeCreate, replace: t.writeReplace, patch: t.writePatch }[mode];
-  const schema: JsonObject = { type: 'object', description: `${purpose} ${t.writeCommon}`, properties, additionalProperties: false };
+  const schema: JsonObject = {
+    type: 'object',
+    description: `${purpose} ${t.writeCommon}`,
+    properties,
+    propertyNames: { enum: Object.keys(properties) },
+  };
   if (required.length > 0) schema.required = required;
   return schema;
 }
@@ -86,10 +101,5 @@ export function querySchema(field: FieldDefinition): JsonObject {
   const schema = plain(field.type.output);
   const members = (schema.anyOf as JsonObject[] | undefined)?.filter((member) => member.type !== 'null');
   if (members === undefined) return schema;
-  if (members.length === 1) return members[0]!;
-  // A choice of constants reads better as an enum in the documentation page.
-  if (members.every((member) => 'const' in member && member.type === members[0]!.type)) {
-    return { type: members[0]!.type, enum: members.map((member) => member.const) };
-  }
-  return { ...schema, anyOf: members };
+  return members.length === 1 ? members[0]! : { ...schema, anyOf: members };
 }

@@ -101,7 +101,9 @@ export function slug(min: number, max: number): FieldType {
 
 export function oneOf(values: readonly string[]): FieldType {
   return fieldType({
-    input: Type.Union(values.map((v) => Type.Literal(v))),
+    // A plain `enum` of strings, which validates exactly as a union of string literals would:
+    // client generators that read `anyOf` of `const` lose the values and type the field `string`.
+    input: Type.Enum(values, { type: 'string' }),
     expectation: message('field.oneOf', { values: values.join(', ') }),
   });
 }
@@ -142,7 +144,8 @@ export function boolean(): FieldType {
 /** The 0/1 marker the older API exposes for soft-deleted servers. */
 export function zeroOrOne(): FieldType {
   return fieldType({
-    input: Type.Union([Type.Literal(0), Type.Literal(1)]),
+    // A plain enum, as oneOf() makes, for the same client generators.
+    input: Type.Enum([0, 1], { type: 'integer' }),
     expectation: message('field.integer', { min: 0, max: 1 }),
     fromColumn: (value) => Number(value),
   });
