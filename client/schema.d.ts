@@ -880,9 +880,15 @@ export interface components {
             readonly id: number;
             /** @description Label shown on the tag. */
             name: string;
-            /** @description Text colour, #rrggbb. */
+            /**
+             * @description Text colour, #rrggbb.
+             * @default #ffffff
+             */
             color: string;
-            /** @description Background colour, #rrggbb. */
+            /**
+             * @description Background colour, #rrggbb.
+             * @default #337ab7
+             */
             background: string;
             /**
              * Format: date-time
@@ -1010,9 +1016,15 @@ export interface components {
             readonly id: number;
             /** @description Name of the client. */
             libelle: string;
-            /** @description Logo file name or URL. */
+            /**
+             * @description Logo file name or URL.
+             * @default
+             */
             logo: string;
-            /** @description Whether the client’s servers are monitored. */
+            /**
+             * @description Whether the client’s servers are monitored.
+             * @default true
+             */
             is_monitored: boolean;
             /**
              * Format: date-time
@@ -1040,7 +1052,7 @@ export interface components {
              * @description Whether the client’s servers are monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
             /**
              * Format: date-time
              * @description ISO 8601, UTC, written by the service.
@@ -1067,7 +1079,7 @@ export interface components {
              * @description Whether the client’s servers are monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
             /**
              * Format: date-time
              * @description ISO 8601, UTC, written by the service.
@@ -1088,7 +1100,7 @@ export interface components {
             /** @description Logo file name or URL. */
             logo?: string;
             /** @description Whether the client’s servers are monitored. */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
             /**
              * Format: date-time
              * @description ISO 8601, UTC, written by the service.
@@ -1412,7 +1424,10 @@ export interface components {
             readonly id: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
-            /** @description SSH port. */
+            /**
+             * @description SSH port.
+             * @default 22
+             */
             port: number;
             /** @description Absolute directory for the backups. */
             path: string;
@@ -1420,7 +1435,10 @@ export interface components {
             libelle: string;
             /** @description Id of the SSH key used to log in. */
             ssh_key: number;
-            /** @description Where the storage is, e.g. "Paris, FR". */
+            /**
+             * @description Where the storage is, e.g. "Paris, FR".
+             * @default null
+             */
             "g\u00E9olocalisation": string | null;
             /**
              * Format: date-time
@@ -1572,22 +1590,44 @@ export interface components {
             readonly id: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
-            /** @description MySQL port. */
+            /**
+             * @description MySQL port.
+             * @default 3306
+             */
             port: number;
-            /** @description Host name as reported by the server. */
+            /**
+             * @description Host name as reported by the server.
+             * @default
+             */
             hostname: string;
-            /** @description Connect with TLS. */
+            /**
+             * @description Connect with TLS.
+             * @default false
+             */
             ssl: boolean;
-            /** @description Reachable over SSH. */
+            /**
+             * @description Reachable over SSH.
+             * @default false
+             */
             ssh: boolean;
-            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            /**
+             * @description Is a proxy (ProxySQL, MaxScale …).
+             * @default false
+             */
             is_proxy: boolean;
-            /** @description Is a virtual IP. */
+            /**
+             * @description Is a virtual IP.
+             * @default false
+             */
             is_vip: boolean;
-            /** @description Whether the server is monitored. */
+            /**
+             * @description Whether the server is monitored.
+             * @default true
+             */
             is_monitored: boolean;
             /**
              * @description 1 once the server is deleted.
+             * @default 0
              * @enum {integer}
              */
             readonly is_deleted: 0 | 1;
@@ -1622,27 +1662,27 @@ export interface components {
              * @description Connect with TLS.
              * @default false
              */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /**
              * @description Reachable over SSH.
              * @default false
              */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /**
              * @description Is a proxy (ProxySQL, MaxScale …).
              * @default false
              */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /**
              * @description Is a virtual IP.
              * @default false
              */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /**
              * @description Whether the server is monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
             /**
              * @description 1 once the server is deleted.
              * @enum {integer}
@@ -1679,27 +1719,27 @@ export interface components {
              * @description Connect with TLS.
              * @default false
              */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /**
              * @description Reachable over SSH.
              * @default false
              */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /**
              * @description Is a proxy (ProxySQL, MaxScale …).
              * @default false
              */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /**
              * @description Is a virtual IP.
              * @default false
              */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /**
              * @description Whether the server is monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
             /**
              * @description 1 once the server is deleted.
              * @enum {integer}
@@ -1727,15 +1767,15 @@ export interface components {
             /** @description Host name as reported by the server. */
             hostname?: string;
             /** @description Connect with TLS. */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /** @description Reachable over SSH. */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /** @description Is a proxy (ProxySQL, MaxScale …). */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /** @description Is a virtual IP. */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /** @description Whether the server is monitored. */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
             /**
              * @description 1 once the server is deleted.
              * @enum {integer}

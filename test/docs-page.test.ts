@@ -52,6 +52,9 @@ describe('the documentation page', () => {
     assert.match(reply.text, /tryItOutEnabled: true/);
     assert.match(reply.text, /data-openapi-url/);
     assert.match(reply.text, /validatorUrl: 'none'/);
+    // Fields in sight without a click: schemas first, opened down to their fields' details.
+    assert.match(reply.text, /defaultModelRendering: 'model'/);
+    assert.match(reply.text, /layoutActions\.show\(\['components', 'schemas'\], true\)/);
   });
 
   test('an unknown file, language or method is refused like on every other path', async () => {

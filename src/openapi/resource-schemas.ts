@@ -24,7 +24,11 @@ function entryExample(resource: ResourceDefinition): JsonObject {
 function entrySchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
   const properties: JsonObject = {};
   for (const [name, field] of shownFields(resource)) {
-    properties[name] = plain(field.type.output, { description: field.description[context.language], ...(field.readOnly ? { readOnly: true } : {}) });
+    const extra: JsonObject = { description: field.description[context.language] };
+    if (field.readOnly) extra.readOnly = true;
+    // What an entry holds when its POST left the field out: the reader of an entry learns it here.
+    if ('default' in field) extra.default = field.default;
+    properties[name] = plain(field.type.output, extra);
   }
   return {
     type: 'object',
@@ -64,7 +68,7 @@ function writeSchema(context: DocumentContext, resource: ResourceDefinition, mod
     type: 'object',
     description: `${purpose} ${t.writeCommon}`,
     properties,
-    propertyNames: { enum: Object.keys(properties) },
+    propertyNames: { type: 'string', enum: Object.keys(properties) },
   };
   if (required.length > 0) schema.required = required;
   return schema;

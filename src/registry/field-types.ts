@@ -132,7 +132,9 @@ export function port(): FieldType {
 /** A JSON boolean; requests may also send 1 and 0, as the older API's clients do. */
 export function boolean(): FieldType {
   return fieldType({
-    input: Type.Union([Type.Boolean(), Type.Literal(0), Type.Literal(1)]),
+    // 0 and 1 as an integer enum, which reads as "boolean | integer" in documentation and in
+    // generated types, where two number constants read as "boolean | number | number".
+    input: Type.Union([Type.Boolean(), Type.Enum([0, 1], { type: 'integer' })]),
     output: Type.Boolean(),
     expectation: message('field.boolean'),
     normalise: (value) => value === true || value === 1,
