@@ -4,7 +4,6 @@
 // be opened, or the schema was made by a newer version. On the backend TEST_DATABASE names.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -12,6 +11,7 @@ import { sql } from 'kysely';
 import { connectDatabase } from '../src/db/connect.js';
 import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 import { prepareDatabase } from '../src/store/prepare-database.js';
+import { freePort } from './support/free-port.js';
 import { runToExit } from './support/server.js';
 import { BACKEND, createTestDatabase, MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL } from './support/test-database.js';
 
@@ -38,15 +38,6 @@ function assertOneClearLine(run: { status: number | null; stdout: string; stderr
   assert.match(lines[0]!, check);
   assert.doesNotMatch(`${run.stdout}${run.stderr}`, /\n\s+at |Error:/, 'no stack trace');
   assert.doesNotMatch(run.stdout, /Server listening/);
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 /** The admin URL with another user, password, port or database. */
@@ -78,7 +69,7 @@ describe(`start-up failures on ${BACKEND}`, { timeout: 120_000 }, () => {
     });
   } else {
     test('a database server that cannot be reached', async () => {
-      const run = startWith(serverUrl({ port: await closedPort() }));
+      const run = startWith(serverUrl({ port: await freePort() }));
       assertOneClearLine(run, /the database server cannot be reached \(connect ECONNREFUSED/, /check that it is running and that DATABASE_URL names its host and port/);
     });
 

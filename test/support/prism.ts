@@ -3,8 +3,8 @@
 // passes against the document, and with --errors turns a violation into an error answer of its
 // own (problem+json whose type is one of Prism's) instead of passing it on.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { freePort } from './free-port.js';
 
 const PRISM = resolve(import.meta.dirname, '../../node_modules/@stoplight/prism-cli/dist/index.js');
 /** Prism reads and indexes the whole document before it listens: slow on a busy machine. */
@@ -17,14 +17,6 @@ export interface PrismProxy {
   /** Prism's log so far (one line per request, and its violations and errors). */
   logs(): string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
 }
 
 export async function startPrismProxy(documentFile: string, upstream: string): Promise<PrismProxy> {
