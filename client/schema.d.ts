@@ -9,7 +9,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -36,8 +39,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteTags"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listTagsOptions"];
+        /**
+         * List entries of tags (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listTagsHead"];
         /**
          * Update up to 1000 entries of tags at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -50,9 +61,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -75,8 +92,16 @@ export interface paths {
          * @description Deletes the entry for good. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteTag"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getTagOptions"];
+        /**
+         * Read one entry of tags (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getTagHead"];
         /**
          * Change some fields of an entry of tags
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -89,7 +114,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -116,8 +144,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteClients"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listClientsOptions"];
+        /**
+         * List entries of clients (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listClientsHead"];
         /**
          * Update up to 1000 entries of clients at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -130,9 +166,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -155,8 +197,16 @@ export interface paths {
          * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteClient"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getClientOptions"];
+        /**
+         * Read one entry of clients (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getClientHead"];
         /**
          * Change some fields of an entry of clients
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -169,7 +219,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -196,8 +249,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteEnvironments"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listEnvironmentsOptions"];
+        /**
+         * List entries of environments (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listEnvironmentsHead"];
         /**
          * Update up to 1000 entries of environments at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -210,9 +271,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -235,8 +302,16 @@ export interface paths {
          * @description Deletes the entry for good. Built-in entries are refused with 409 DELETE_GUARDED. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteEnvironment"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getEnvironmentOptions"];
+        /**
+         * Read one entry of environments (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getEnvironmentHead"];
         /**
          * Change some fields of an entry of environments
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -249,7 +324,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -276,8 +354,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteAliases"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listAliasesOptions"];
+        /**
+         * List entries of aliases (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listAliasesHead"];
         /**
          * Update up to 1000 entries of aliases at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -290,9 +376,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -315,8 +407,16 @@ export interface paths {
          * @description Deletes the entry for good. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteAlias"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getAliasOptions"];
+        /**
+         * Read one entry of aliases (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getAliasHead"];
         /**
          * Change some fields of an entry of aliases
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -329,7 +429,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -356,8 +459,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteStorageAreas"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listStorageAreasOptions"];
+        /**
+         * List entries of storage-areas (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listStorageAreasHead"];
         /**
          * Update up to 1000 entries of storage-areas at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -370,9 +481,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -395,8 +512,16 @@ export interface paths {
          * @description Deletes the entry for good. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteStorageArea"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getStorageAreaOptions"];
+        /**
+         * Read one entry of storage-areas (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getStorageAreaHead"];
         /**
          * Change some fields of an entry of storage-areas
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -409,7 +534,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -436,8 +564,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteServers"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listServersOptions"];
+        /**
+         * List entries of servers (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listServersHead"];
         /**
          * Update up to 1000 entries of servers at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -450,9 +586,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -475,8 +617,16 @@ export interface paths {
          * @description Marks the entry deleted (is_deleted = 1); it stays readable by id and lists show it with include_deleted=true. Deleting it again is 200. An entry still used by aliases is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteServer"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getServerOptions"];
+        /**
+         * Read one entry of servers (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getServerHead"];
         /**
          * Change some fields of an entry of servers
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -489,9 +639,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -504,7 +660,11 @@ export interface paths {
          */
         post: operations["restoreServer"];
         delete?: never;
-        options?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["restoreServerOptions"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -514,7 +674,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -541,8 +704,16 @@ export interface paths {
          * @description Deletes the entries named by `id` (comma-separated), in one transaction, all or nothing; a built-in or still referenced entry refuses the request, named by `index`.
          */
         delete: operations["deleteSshKeys"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listSshKeysOptions"];
+        /**
+         * List entries of ssh-keys (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listSshKeysHead"];
         /**
          * Update up to 1000 entries of ssh-keys at once
          * @description A JSON array of 1 to 1000 partial updates, each with the `id` of its entry, applied in one transaction, all or nothing; errors name the entry by `index`.
@@ -555,9 +726,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -580,8 +757,16 @@ export interface paths {
          * @description Deletes the entry for good. An entry still used by storage-areas is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteSshKey"];
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getSshKeyOptions"];
+        /**
+         * Read one entry of ssh-keys (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getSshKeyHead"];
         /**
          * Change some fields of an entry of ssh-keys
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
@@ -594,7 +779,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -607,8 +795,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getOpenApiDocumentOptions"];
+        /**
+         * This OpenAPI document (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getOpenApiDocumentHead"];
         patch?: never;
         trace?: never;
     };
@@ -617,7 +813,10 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -630,8 +829,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getDocumentationPageOptions"];
+        /**
+         * Interactive documentation (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getDocumentationPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -640,9 +847,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description File name. */
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
                 asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
             };
             cookie?: never;
@@ -655,8 +868,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getDocumentationAssetOptions"];
+        /**
+         * A file of the documentation page (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getDocumentationAssetHead"];
         patch?: never;
         trace?: never;
     };
@@ -675,8 +896,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getLivenessOptions"];
+        /**
+         * Liveness (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getLivenessHead"];
         patch?: never;
         trace?: never;
     };
@@ -695,8 +924,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getReadinessOptions"];
+        /**
+         * Readiness (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getReadinessHead"];
         patch?: never;
         trace?: never;
     };
@@ -715,8 +952,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getMetricsOptions"];
+        /**
+         * Metrics (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getMetricsHead"];
         patch?: never;
         trace?: never;
     };
@@ -740,9 +985,15 @@ export interface components {
             readonly id: number;
             /** @description Label shown on the tag. */
             name: string;
-            /** @description Text colour, #rrggbb. */
+            /**
+             * @description Text colour, #rrggbb.
+             * @default #ffffff
+             */
             color: string;
-            /** @description Background colour, #rrggbb. */
+            /**
+             * @description Background colour, #rrggbb.
+             * @default #337ab7
+             */
             background: string;
             /**
              * Format: date-time
@@ -757,6 +1008,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         TagCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Label shown on the tag. */
             name: string;
             /**
@@ -769,9 +1022,21 @@ export interface components {
              * @default #337ab7
              */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         TagReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Label shown on the tag. */
             name: string;
             /**
@@ -784,15 +1049,37 @@ export interface components {
              * @default #337ab7
              */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         TagPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Label shown on the tag. */
             name?: string;
             /** @description Text colour, #rrggbb. */
             color?: string;
             /** @description Background colour, #rrggbb. */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         TagList: {
             items: components["schemas"]["Tag"][];
@@ -831,9 +1118,15 @@ export interface components {
             id: null;
             /** @description Label shown on the tag. */
             name: string;
-            /** @description Text colour, #rrggbb. */
+            /**
+             * @description Text colour, #rrggbb.
+             * @default #ffffff
+             */
             color: string;
-            /** @description Background colour, #rrggbb. */
+            /**
+             * @description Background colour, #rrggbb.
+             * @default #337ab7
+             */
             background: string;
             /**
              * Format: date-time
@@ -856,6 +1149,16 @@ export interface components {
             color?: string;
             /** @description Background colour, #rrggbb. */
             background?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         TagBulkCreated: {
             /** @constant */
@@ -898,9 +1201,15 @@ export interface components {
             readonly id: number;
             /** @description Name of the client. */
             libelle: string;
-            /** @description Logo file name or URL. */
+            /**
+             * @description Logo file name or URL.
+             * @default
+             */
             logo: string;
-            /** @description Whether the client’s servers are monitored. */
+            /**
+             * @description Whether the client’s servers are monitored.
+             * @default true
+             */
             is_monitored: boolean;
             /**
              * Format: date-time
@@ -915,6 +1224,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ClientCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the client. */
             libelle: string;
             /**
@@ -926,10 +1237,22 @@ export interface components {
              * @description Whether the client’s servers are monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ClientReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the client. */
             libelle: string;
             /**
@@ -941,16 +1264,38 @@ export interface components {
              * @description Whether the client’s servers are monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ClientPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the client. */
             libelle?: string;
             /** @description Logo file name or URL. */
             logo?: string;
             /** @description Whether the client’s servers are monitored. */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         ClientList: {
             items: components["schemas"]["Client"][];
@@ -989,9 +1334,15 @@ export interface components {
             id: null;
             /** @description Name of the client. */
             libelle: string;
-            /** @description Logo file name or URL. */
+            /**
+             * @description Logo file name or URL.
+             * @default
+             */
             logo: string;
-            /** @description Whether the client’s servers are monitored. */
+            /**
+             * @description Whether the client’s servers are monitored.
+             * @default true
+             */
             is_monitored: boolean;
             /**
              * Format: date-time
@@ -1013,7 +1364,17 @@ export interface components {
             /** @description Logo file name or URL. */
             logo?: string;
             /** @description Whether the client’s servers are monitored. */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         ClientBulkCreated: {
             /** @constant */
@@ -1059,7 +1420,10 @@ export interface components {
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
@@ -1076,36 +1440,81 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         EnvironmentCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the environment. */
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         EnvironmentReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the environment. */
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         EnvironmentPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Name of the environment. */
             libelle?: string;
             /** @description Short key used in scripts. */
             key?: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         EnvironmentList: {
             items: components["schemas"]["Environment"][];
@@ -1146,7 +1555,10 @@ export interface components {
             libelle: string;
             /** @description Short key used in scripts. */
             key: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter: string;
@@ -1169,10 +1581,23 @@ export interface components {
             libelle?: string;
             /** @description Short key used in scripts. */
             key?: string;
-            /** @description Bootstrap colour class of the badge. */
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
             class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
             /** @description One-letter badge. */
             letter?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         EnvironmentBulkCreated: {
             /** @constant */
@@ -1235,6 +1660,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         AliasCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Id of the server (not deleted) the alias points to. */
             id_mysql_server: number;
             /**
@@ -1244,9 +1671,21 @@ export interface components {
             dns: string;
             /** @description TCP port. */
             port: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         AliasReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Id of the server (not deleted) the alias points to. */
             id_mysql_server: number;
             /**
@@ -1256,9 +1695,21 @@ export interface components {
             dns: string;
             /** @description TCP port. */
             port: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         AliasPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description Id of the server (not deleted) the alias points to. */
             id_mysql_server?: number;
             /**
@@ -1268,6 +1719,16 @@ export interface components {
             dns?: string;
             /** @description TCP port. */
             port?: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         AliasList: {
             items: components["schemas"]["Alias"][];
@@ -1337,6 +1798,16 @@ export interface components {
             dns?: string;
             /** @description TCP port. */
             port?: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         AliasBulkCreated: {
             /** @constant */
@@ -1382,7 +1853,10 @@ export interface components {
             readonly id: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
-            /** @description SSH port. */
+            /**
+             * @description SSH port.
+             * @default 22
+             */
             port: number;
             /** @description Absolute directory for the backups. */
             path: string;
@@ -1390,7 +1864,10 @@ export interface components {
             libelle: string;
             /** @description Id of the SSH key used to log in. */
             ssh_key: number;
-            /** @description Where the storage is, e.g. "Paris, FR". */
+            /**
+             * @description Where the storage is, e.g. "Paris, FR".
+             * @default null
+             */
             "g\u00E9olocalisation": string | null;
             /**
              * Format: date-time
@@ -1405,6 +1882,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         StorageAreaCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
             /**
@@ -1423,9 +1902,21 @@ export interface components {
              * @default null
              */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         StorageAreaReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
             /**
@@ -1444,9 +1935,21 @@ export interface components {
              * @default null
              */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         StorageAreaPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip?: string;
             /** @description SSH port. */
@@ -1459,6 +1962,16 @@ export interface components {
             ssh_key?: number;
             /** @description Where the storage is, e.g. "Paris, FR". */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         StorageAreaList: {
             items: components["schemas"]["StorageArea"][];
@@ -1497,7 +2010,10 @@ export interface components {
             id: null;
             /** @description IPv4 or IPv6 address of the storage host. */
             ip: string;
-            /** @description SSH port. */
+            /**
+             * @description SSH port.
+             * @default 22
+             */
             port: number;
             /** @description Absolute directory for the backups. */
             path: string;
@@ -1505,7 +2021,10 @@ export interface components {
             libelle: string;
             /** @description Id of the SSH key used to log in. */
             ssh_key: number;
-            /** @description Where the storage is, e.g. "Paris, FR". */
+            /**
+             * @description Where the storage is, e.g. "Paris, FR".
+             * @default null
+             */
             "g\u00E9olocalisation": string | null;
             /**
              * Format: date-time
@@ -1534,6 +2053,16 @@ export interface components {
             ssh_key?: number;
             /** @description Where the storage is, e.g. "Paris, FR". */
             "g\u00E9olocalisation"?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         StorageAreaBulkCreated: {
             /** @constant */
@@ -1585,27 +2114,61 @@ export interface components {
             readonly id: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
-            /** @description MySQL port. */
+            /**
+             * @description MySQL port.
+             * @default 3306
+             */
             port: number;
-            /** @description Host name as reported by the server. */
+            /**
+             * @description Host name as reported by the server.
+             * @default
+             */
             hostname: string;
-            /** @description Connect with TLS. */
+            /**
+             * @description Connect with TLS.
+             * @default false
+             */
             ssl: boolean;
-            /** @description Reachable over SSH. */
+            /**
+             * @description Reachable over SSH.
+             * @default false
+             */
             ssh: boolean;
-            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            /**
+             * @description Is a proxy (ProxySQL, MaxScale …).
+             * @default false
+             */
             is_proxy: boolean;
-            /** @description Is a virtual IP. */
+            /**
+             * @description Is a virtual IP.
+             * @default false
+             */
             is_vip: boolean;
-            /** @description Whether the server is monitored. */
+            /**
+             * @description Whether the server is monitored.
+             * @default true
+             */
             is_monitored: boolean;
-            /** @description 1 once the server is deleted. */
+            /**
+             * @description 1 once the server is deleted.
+             * @default 0
+             * @enum {integer}
+             */
             readonly is_deleted: 0 | 1;
-            /** @description Id of the client that owns the server, or null. */
+            /**
+             * @description Id of the client that owns the server, or null.
+             * @default null
+             */
             id_client: number | null;
-            /** @description Id of the environment of the server, or null. */
+            /**
+             * @description Id of the environment of the server, or null.
+             * @default null
+             */
             id_environment: number | null;
-            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. */
+            /**
+             * @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead.
+             * @default []
+             */
             tags: number[];
             /**
              * Format: date-time
@@ -1620,6 +2183,8 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
             /**
@@ -1636,27 +2201,32 @@ export interface components {
              * @description Connect with TLS.
              * @default false
              */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /**
              * @description Reachable over SSH.
              * @default false
              */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /**
              * @description Is a proxy (ProxySQL, MaxScale …).
              * @default false
              */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /**
              * @description Is a virtual IP.
              * @default false
              */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /**
              * @description Whether the server is monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
             /**
              * @description Id of the client that owns the server, or null.
              * @default null
@@ -1672,9 +2242,21 @@ export interface components {
              * @default []
              */
             tags?: number[];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerReplace: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
             /**
@@ -1691,27 +2273,32 @@ export interface components {
              * @description Connect with TLS.
              * @default false
              */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /**
              * @description Reachable over SSH.
              * @default false
              */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /**
              * @description Is a proxy (ProxySQL, MaxScale …).
              * @default false
              */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /**
              * @description Is a virtual IP.
              * @default false
              */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /**
              * @description Whether the server is monitored.
              * @default true
              */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
             /**
              * @description Id of the client that owns the server, or null.
              * @default null
@@ -1727,9 +2314,21 @@ export interface components {
              * @default []
              */
             tags?: number[];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         ServerPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip?: string;
             /** @description MySQL port. */
@@ -1737,15 +2336,20 @@ export interface components {
             /** @description Host name as reported by the server. */
             hostname?: string;
             /** @description Connect with TLS. */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /** @description Reachable over SSH. */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /** @description Is a proxy (ProxySQL, MaxScale …). */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /** @description Is a virtual IP. */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /** @description Whether the server is monitored. */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
             /** @description Id of the client that owns the server, or null. */
             id_client?: number | null;
             /** @description Id of the environment of the server, or null. */
@@ -1756,6 +2360,16 @@ export interface components {
             add_tags?: number[];
             /** @description PATCH only: ids taken out of tags (never together with tags). */
             remove_tags?: number[];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         ServerList: {
             items: components["schemas"]["Server"][];
@@ -1802,27 +2416,61 @@ export interface components {
             id: null;
             /** @description IPv4 or IPv6 address, or DNS name. */
             ip: string;
-            /** @description MySQL port. */
+            /**
+             * @description MySQL port.
+             * @default 3306
+             */
             port: number;
-            /** @description Host name as reported by the server. */
+            /**
+             * @description Host name as reported by the server.
+             * @default
+             */
             hostname: string;
-            /** @description Connect with TLS. */
+            /**
+             * @description Connect with TLS.
+             * @default false
+             */
             ssl: boolean;
-            /** @description Reachable over SSH. */
+            /**
+             * @description Reachable over SSH.
+             * @default false
+             */
             ssh: boolean;
-            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            /**
+             * @description Is a proxy (ProxySQL, MaxScale …).
+             * @default false
+             */
             is_proxy: boolean;
-            /** @description Is a virtual IP. */
+            /**
+             * @description Is a virtual IP.
+             * @default false
+             */
             is_vip: boolean;
-            /** @description Whether the server is monitored. */
+            /**
+             * @description Whether the server is monitored.
+             * @default true
+             */
             is_monitored: boolean;
-            /** @description 1 once the server is deleted. */
+            /**
+             * @description 1 once the server is deleted.
+             * @default 0
+             * @enum {integer}
+             */
             readonly is_deleted: 0 | 1;
-            /** @description Id of the client that owns the server, or null. */
+            /**
+             * @description Id of the client that owns the server, or null.
+             * @default null
+             */
             id_client: number | null;
-            /** @description Id of the environment of the server, or null. */
+            /**
+             * @description Id of the environment of the server, or null.
+             * @default null
+             */
             id_environment: number | null;
-            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. */
+            /**
+             * @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead.
+             * @default []
+             */
             tags: number[];
             /**
              * Format: date-time
@@ -1846,15 +2494,20 @@ export interface components {
             /** @description Host name as reported by the server. */
             hostname?: string;
             /** @description Connect with TLS. */
-            ssl?: boolean | 0 | 1;
+            ssl?: boolean | (0 | 1);
             /** @description Reachable over SSH. */
-            ssh?: boolean | 0 | 1;
+            ssh?: boolean | (0 | 1);
             /** @description Is a proxy (ProxySQL, MaxScale …). */
-            is_proxy?: boolean | 0 | 1;
+            is_proxy?: boolean | (0 | 1);
             /** @description Is a virtual IP. */
-            is_vip?: boolean | 0 | 1;
+            is_vip?: boolean | (0 | 1);
             /** @description Whether the server is monitored. */
-            is_monitored?: boolean | 0 | 1;
+            is_monitored?: boolean | (0 | 1);
+            /**
+             * @description 1 once the server is deleted.
+             * @enum {integer}
+             */
+            readonly is_deleted?: 0 | 1;
             /** @description Id of the client that owns the server, or null. */
             id_client?: number | null;
             /** @description Id of the environment of the server, or null. */
@@ -1865,6 +2518,16 @@ export interface components {
             add_tags?: number[];
             /** @description PATCH only: ids taken out of tags (never together with tags). */
             remove_tags?: number[];
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         ServerBulkCreated: {
             /** @constant */
@@ -1905,7 +2568,10 @@ export interface components {
         SshKey: {
             /** @description Assigned by the service. */
             readonly id: number;
-            /** @description Key algorithm; must match pub. */
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -1924,7 +2590,12 @@ export interface components {
         };
         /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         SshKeyCreate: {
-            /** @description Key algorithm; must match pub. */
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -1932,10 +2603,25 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e": string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PUT, a full replacement: omitted optional fields return to their default; a write-only field may be omitted to keep the stored value. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         SshKeyReplace: {
-            /** @description Key algorithm; must match pub. */
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -1943,10 +2629,25 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e"?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
         SshKeyPatch: {
-            /** @description Key algorithm; must match pub. */
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type?: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub?: string;
@@ -1954,6 +2655,16 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e"?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         SshKeyList: {
             items: components["schemas"]["SshKey"][];
@@ -1990,7 +2701,10 @@ export interface components {
         SshKeyUnassigned: {
             /** @description null on a dry run: no id is assigned. */
             id: null;
-            /** @description Key algorithm; must match pub. */
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub: string;
@@ -2011,7 +2725,10 @@ export interface components {
         SshKeyBulkPatch: {
             /** @description The id of the entry this update applies to. */
             id: number;
-            /** @description Key algorithm; must match pub. */
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
             type?: "ED25519" | "RSA";
             /** @description One OpenSSH public key line. */
             pub?: string;
@@ -2019,6 +2736,16 @@ export interface components {
             fingerprint?: string;
             /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
             "priv\u00E9e"?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
         };
         SshKeyBulkCreated: {
             /** @constant */
@@ -2525,11 +3252,78 @@ export interface components {
                 };
             };
         };
+        /** @description No content; `Allow` lists the methods of this path. */
+        Allowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A query parameter is unknown, repeated or invalid (BAD_QUERY). */
+        BadQueryWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Tokens are configured and the request has no valid bearer token (UNAUTHORIZED). */
+        UnauthorizedWithoutBody: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Unknown language, resource, id or path (NOT_FOUND). */
+        NotFoundWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The path does not serve this method (METHOD_NOT_ALLOWED); see Allow. */
+        MethodNotAllowedWithoutBody: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Too many requests for this token (RATE_LIMITED). */
+        RateLimitedWithoutBody: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description An unexpected error (INTERNAL_ERROR); the body shows no internals. */
+        InternalErrorWithoutBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The database cannot be reached, or the service is stopping or has too many open connections (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
+        UnavailableWithoutBody: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfterBusy"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
-        /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+        /**
+         * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+         * @example en
+         */
         Lang: "fr" | "en" | "cs" | "da" | "de" | "es" | "fi" | "it" | "ja" | "nl" | "pl" | "pt" | "ru" | "uk" | "zh-cn";
-        /** @description Id of the entry. */
+        /**
+         * @description Id of the entry.
+         * @example 1
+         */
         Id: number;
         /** @description Entries per page. */
         Limit: number;
@@ -2595,7 +3389,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2628,7 +3425,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2683,7 +3483,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2713,6 +3516,81 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listTagsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTagsHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `color` equals this value. */
+                color?: string;
+                /** @description Only entries whose `background` equals this value. */
+                background?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateTags: {
         parameters: {
             query?: {
@@ -2721,7 +3599,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -2773,9 +3654,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2813,9 +3700,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2871,9 +3764,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2903,6 +3802,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getTagOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTagHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateTag: {
         parameters: {
             query?: {
@@ -2914,9 +3882,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -2987,7 +3961,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3020,7 +3997,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3075,7 +4055,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3105,6 +4088,81 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listClientsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listClientsHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `libelle` equals this value. */
+                libelle?: string;
+                /** @description Only entries whose `logo` equals this value. */
+                logo?: string;
+                /** @description Only entries whose `is_monitored` equals this value. */
+                is_monitored?: boolean;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateClients: {
         parameters: {
             query?: {
@@ -3113,7 +4171,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3165,9 +4226,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3205,9 +4272,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3263,9 +4336,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3295,6 +4374,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getClientOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getClientHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateClient: {
         parameters: {
             query?: {
@@ -3306,9 +4454,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3381,7 +4535,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3414,7 +4571,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3470,7 +4630,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3500,6 +4663,83 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listEnvironmentsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEnvironmentsHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `libelle` equals this value. */
+                libelle?: string;
+                /** @description Only entries whose `key` equals this value. */
+                key?: string;
+                /** @description Only entries whose `class` equals this value. */
+                class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
+                /** @description Only entries whose `letter` equals this value. */
+                letter?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateEnvironments: {
         parameters: {
             query?: {
@@ -3508,7 +4748,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3560,9 +4803,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3600,9 +4849,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3659,9 +4914,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3691,6 +4952,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getEnvironmentOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEnvironmentHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateEnvironment: {
         parameters: {
             query?: {
@@ -3702,9 +5032,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3776,7 +5112,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3809,7 +5148,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3864,7 +5206,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3893,6 +5238,81 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listAliasesOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAliasesHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `id_mysql_server` equals this value. */
+                id_mysql_server?: number;
+                /** @description Only entries whose `dns` equals this value. */
+                dns?: string;
+                /** @description Only entries whose `port` equals this value. */
+                port?: number;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateAliases: {
         parameters: {
             query?: {
@@ -3901,7 +5321,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -3953,9 +5376,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3993,9 +5422,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4051,9 +5486,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4082,6 +5523,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getAliasOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAliasHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateAlias: {
         parameters: {
             query?: {
@@ -4093,9 +5603,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4172,7 +5688,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4205,7 +5724,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4263,7 +5785,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4292,6 +5817,87 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listStorageAreasOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listStorageAreasHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `ip` equals this value. */
+                ip?: string;
+                /** @description Only entries whose `port` equals this value. */
+                port?: number;
+                /** @description Only entries whose `path` equals this value. */
+                path?: string;
+                /** @description Only entries whose `libelle` equals this value. */
+                libelle?: string;
+                /** @description Only entries whose `ssh_key` equals this value. */
+                ssh_key?: number;
+                /** @description Only entries whose `géolocalisation` equals this value. */
+                "g\u00E9olocalisation"?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateStorageAreas: {
         parameters: {
             query?: {
@@ -4300,7 +5906,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4352,9 +5961,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4392,9 +6007,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4453,9 +6074,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4484,6 +6111,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getStorageAreaOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStorageAreaHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateStorageArea: {
         parameters: {
             query?: {
@@ -4495,9 +6191,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4591,7 +6293,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4624,7 +6329,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4687,7 +6395,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4717,6 +6428,101 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listServersOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listServersHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description true also lists entries marked deleted. */
+                include_deleted?: components["parameters"]["IncludeDeleted"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `ip` equals this value. */
+                ip?: string;
+                /** @description Only entries whose `port` equals this value. */
+                port?: number;
+                /** @description Only entries whose `hostname` equals this value. */
+                hostname?: string;
+                /** @description Only entries whose `ssl` equals this value. */
+                ssl?: boolean;
+                /** @description Only entries whose `ssh` equals this value. */
+                ssh?: boolean;
+                /** @description Only entries whose `is_proxy` equals this value. */
+                is_proxy?: boolean;
+                /** @description Only entries whose `is_vip` equals this value. */
+                is_vip?: boolean;
+                /** @description Only entries whose `is_monitored` equals this value. */
+                is_monitored?: boolean;
+                /** @description Only entries whose `is_deleted` equals this value. */
+                is_deleted?: 0 | 1;
+                /** @description Only entries whose `id_client` equals this value. */
+                id_client?: number;
+                /** @description Only entries whose `id_environment` equals this value. */
+                id_environment?: number;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+                /** @description Entries whose tags hold this id; repeat it for entries holding every id named. */
+                tag?: number[];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateServers: {
         parameters: {
             query?: {
@@ -4725,7 +6531,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -4777,9 +6586,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4817,9 +6632,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4883,9 +6704,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4915,6 +6742,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getServerOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getServerHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateServer: {
         parameters: {
             query?: {
@@ -4926,9 +6822,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4992,9 +6894,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -5026,6 +6934,34 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    restoreServerOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listSshKeys: {
         parameters: {
             query?: {
@@ -5052,7 +6988,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -5085,7 +7024,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -5140,7 +7082,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -5170,6 +7115,81 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    listSshKeysOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSshKeysHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `type` equals this value. */
+                type?: "ED25519" | "RSA";
+                /** @description Only entries whose `pub` equals this value. */
+                pub?: string;
+                /** @description Only entries whose `fingerprint` equals this value. */
+                fingerprint?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateSshKeys: {
         parameters: {
             query?: {
@@ -5178,7 +7198,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -5230,9 +7253,15 @@ export interface operations {
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -5270,9 +7299,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -5328,9 +7363,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -5360,6 +7401,75 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getSshKeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSshKeyHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     updateSshKey: {
         parameters: {
             query?: {
@@ -5371,9 +7481,15 @@ export interface operations {
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description Id of the entry. */
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -5426,7 +7542,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -5440,7 +7559,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
-                    "application/yaml": Record<string, never>;
+                    "application/yaml": string;
                 };
             };
             400: components["responses"]["BadQuery"];
@@ -5450,12 +7569,68 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getOpenApiDocumentOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOpenApiDocumentHead: {
+        parameters: {
+            query?: {
+                /** @description json (default) or yaml. */
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getDocumentationPage: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
             };
             cookie?: never;
@@ -5477,14 +7652,69 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getDocumentationPageOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDocumentationPageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The HTML page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getDocumentationAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
                 lang: components["parameters"]["Lang"];
-                /** @description File name. */
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
                 asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
             };
             cookie?: never;
@@ -5508,6 +7738,65 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getDocumentationAssetOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
+                asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDocumentationAssetHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description File name.
+                 * @example swagger-ui.css
+                 */
+                asset: "swagger-ui-bundle.js" | "swagger-ui.css" | "favicon-32x32.png" | "docs-page.js";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getLiveness: {
         parameters: {
             query?: never;
@@ -5528,6 +7817,39 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getLivenessOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLivenessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
         };
     };
     getReadiness: {
@@ -5553,6 +7875,41 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getReadinessOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getReadinessHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The database answers and stores writes (`readOnly`: the instance runs with READ_ONLY=true and serves reads only). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     getMetrics: {
         parameters: {
             query?: never;
@@ -5576,6 +7933,45 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    getMetricsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMetricsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
 }

@@ -62,6 +62,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // A request that reaches an open connection while stopping is served (with Connection:
     // close) rather than refused with Fastify's own 503 body, which is not problem+json.
     return503OnClosing: false,
+    // The database plugin waits for the database as long as DATABASE_CONNECT_TIMEOUT_MS says,
+    // then stops the start with a sentence that says what is wrong; Fastify's own limit on a
+    // plugin (10 s) would cut that short with a stack trace instead.
+    pluginTimeout: 0,
     bodyLimit: config.bodyLimit,
     // Slow or stuck clients must not hold connections for ever.
     requestTimeout: config.requestTimeoutMs,

@@ -1,19 +1,22 @@
-// The documentation page in a real browser (headless Chromium): it renders every resource,
-// an operation opens, "Try it out" reaches the service, nothing is fetched from elsewhere,
-// and every response the page receives agrees with the OpenAPI document. Leaves a
-// screenshot in test-artifacts/docs-page.png for a person to look at.
+// The documentation page in a real browser (headless Chromium), in French and in English: it
+// renders every resource, shows every field of every resource's schemas with its type, default
+// and description without a click, an operation opens, "Try it out" reaches the service,
+// nothing is fetched from elsewhere, and every response the page receives agrees with the
+// OpenAPI document. Leaves screenshots in test-artifacts/ for a person to look at.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Response as BrowserResponse } from 'playwright-core';
-import { startServer, type TestServer } from './support/server.js';
+import { chromium, type Browser, type Locator, type Page, type Response as BrowserResponse } from 'playwright-core';
+import { bodyFields, shownFields } from '../src/registry/managed-fields.js';
 import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
+import type { FieldDefinition } from '../src/registry/resource-definition.js';
+import { startServer, type TestServer } from './support/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = resolve(import.meta.dirname, '..', 'test-artifacts');
-const SCREENSHOT = join(ARTIFACTS, 'docs-page.png');
 const RESOURCES = DEFAULT_REGISTRY.resources.map((resource) => resource.name);
+const TITLES = { en: /PmaControl configuration API/, fr: /API de configuration PmaControl/ } as const;
 
 // In CI a missing browser is a failure (the test runs and says so); on a workstation
 // without Chromium the test is skipped with the way to get it.
@@ -32,68 +35,163 @@ after(async () => {
   await server.cleanup();
 });
 
-describe('the documentation page in Chromium', { skip }, () => {
-  test('renders the seven resources, opens an operation, tries it, and stays on this origin', { timeout: 120_000 }, async () => {
-    assert.ok(available, `Chromium is required (CI=true) but not found at ${CHROMIUM}`);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
-    const elsewhere: string[] = [];
-    const troubles: string[] = [];
-    const checks: Promise<void>[] = [];
-    page.on('request', (request) => {
-      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) elsewhere.push(request.url());
-    });
-    page.on('pageerror', (error) => troubles.push(`page error: ${error.message}`));
-    // CSP violations and failed loads are reported on the console.
-    page.on('console', (message) => {
-      if (message.type() === 'error') troubles.push(`console: ${message.text()}`);
-    });
-    page.on('response', (response: BrowserResponse) => {
-      const url = new URL(response.url());
-      if (`${url.protocol}//${url.host}` !== server.url) return;
-      checks.push(
-        response.text().then((text) =>
-          server.checkResponse(response.request().method(), `${url.pathname}${url.search}`, {
-            status: response.status(),
-            headers: new Headers(response.headers()),
-            // Only the documents and API answers have a schema worth checking.
-            text: /json|yaml/.test(response.headers()['content-type'] ?? '') ? text : '',
-          }),
-        ),
-      );
-    });
-
-    await page.goto(`${server.url}/en/api/docs`);
-    await page.waitForSelector('.opblock-tag-section', { timeout: 30_000 });
-    const shown = await page.$$eval('.opblock-tag', (tags) => tags.map((tag) => tag.getAttribute('data-tag')));
-    for (const resource of RESOURCES) assert.ok(shown.includes(resource), `tag ${resource} is shown (${shown.join(', ')})`);
-    assert.match((await page.textContent('.info .title')) ?? '', /PmaControl configuration API/);
-
-    // Open the tags section, then "List entries of tags"; Try it out is on already, so
-    // Execute sends it at once.
-    await page.locator('#operations-tag-tags').click();
-    const operation = page.locator('#operations-tags-listTags');
-    await operation.locator('.opblock-summary').click();
-    await operation.locator('.opblock-body').waitFor();
-    await operation.locator('button.execute').click();
-    const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
-    await status.waitFor({ timeout: 30_000 });
-    assert.equal((await status.textContent())?.trim(), '200');
-
-    // For the screenshot: the whole page, with a short operation open instead of the long list.
-    await operation.locator('.opblock-summary').click();
-    const readOne = page.locator('#operations-tags-getTag');
-    await readOne.locator('.opblock-summary').click();
-    await readOne.locator('.responses-table').first().waitFor();
-    // The section opens with an animation: let the layout settle before measuring the page.
-    await page.evaluate(() => new Promise((done) => setTimeout(done, 500)));
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    await Promise.all(checks);
-    assert.deepEqual(elsewhere, [], 'the page fetched something from another origin');
-    assert.deepEqual(troubles, [], 'the page reported errors');
+/** A page that records what it fetches elsewhere, its errors, and checks every answer against the document. */
+async function openPage(): Promise<{ page: Page; elsewhere: string[]; troubles: string[]; checks: Promise<void>[] }> {
+  browser ??= await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+  const elsewhere: string[] = [];
+  const troubles: string[] = [];
+  const checks: Promise<void>[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) elsewhere.push(request.url());
+  });
+  page.on('pageerror', (error) => troubles.push(`page error: ${error.message}`));
+  // CSP violations and failed loads are reported on the console.
+  page.on('console', (message) => {
+    if (message.type() === 'error') troubles.push(`console: ${message.text()}`);
+  });
+  page.on('response', (response: BrowserResponse) => {
+    const url = new URL(response.url());
+    if (`${url.protocol}//${url.host}` !== server.url) return;
+    checks.push(
+      response.text().then((text) =>
+        server.checkResponse(response.request().method(), `${url.pathname}${url.search}`, {
+          status: response.status(),
+          headers: new Headers(response.headers()),
+          // Only the documents and API answers have a schema worth checking.
+          text: /json|yaml/.test(response.headers()['content-type'] ?? '') ? text : '',
+        }),
+      ),
+    );
+  });
+  return { page, elsewhere, troubles, checks };
+}
+
+/** A schema of the Schemas section, by name. */
+function schemaOnPage(page: Page, name: string): Locator {
+  const title = page.locator(':scope > .json-schema-2020-12-head .json-schema-2020-12__title', { hasText: new RegExp(`^${name}$`) });
+  return page.locator('section.models article[data-json-schema-level="0"]').filter({ has: title });
+}
+
+interface ShownProperty {
+  /** Laid out on the page (not folded away behind a toggle). */
+  visible: boolean;
+  /** Its text, white space folded: name, type, rule, description, default. */
+  text: string;
+  /** The type Swagger UI names in its heading. */
+  type: string;
+}
+
+/**
+ * Every property of every schema of the Schemas section, as the page shows it, read at once.
+ * Plain JavaScript text, run in the page: the test's own code is compiled for Node, not for it.
+ */
+const READ_SCHEMAS = `(() => {
+  const fold = (text) => text.replace(/\\s+/g, ' ').trim();
+  const headOf = (article) => article.querySelector(':scope > .json-schema-2020-12-head');
+  const titleOf = (article) => fold(headOf(article)?.querySelector('.json-schema-2020-12__title')?.textContent ?? '');
+  const schemas = {};
+  for (const schema of document.querySelectorAll('section.models article[data-json-schema-level="0"]')) {
+    const properties = {};
+    const list = schema.querySelector(':scope > .json-schema-2020-12-body > .json-schema-2020-12-keyword--properties');
+    for (const item of list ? list.querySelectorAll(':scope > ul > li.json-schema-2020-12-property') : []) {
+      const article = item.querySelector(':scope > article');
+      if (article === null) continue;
+      const box = item.getBoundingClientRect();
+      properties[titleOf(article)] = {
+        visible: box.width > 0 && box.height > 0,
+        text: fold(item.innerText),
+        type: fold(headOf(article)?.querySelector('.json-schema-2020-12__attribute--primary')?.textContent ?? ''),
+      };
+    }
+    schemas[titleOf(schema)] = properties;
+  }
+  return schemas;
+})()`;
+
+async function shownSchemas(page: Page): Promise<Record<string, Record<string, ShownProperty>>> {
+  return (await page.evaluate(READ_SCHEMAS)) as Record<string, Record<string, ShownProperty>>;
+}
+
+/** Markdown as the page shows it: code spans without their backticks. */
+const shown = (markdown: string): string => markdown.replace(/`/g, '').replace(/\s+/g, ' ');
+
+async function assertFieldsShown(page: Page, language: 'en' | 'fr'): Promise<void> {
+  const schemas = await shownSchemas(page);
+  for (const resource of DEFAULT_REGISTRY.resources) {
+    const expected: [string, readonly (readonly [string, FieldDefinition])[]][] = [
+      [resource.schemaName, shownFields(resource)],
+      [`${resource.schemaName}Create`, bodyFields(resource)],
+    ];
+    for (const [schemaName, fields] of expected) {
+      const properties = schemas[schemaName];
+      assert.ok(properties !== undefined, `${language}: schema ${schemaName} is on the page (${Object.keys(schemas).join(', ')})`);
+      for (const [name, field] of fields) {
+        const property = properties[name];
+        const where = `${language}: ${schemaName}.${name}`;
+        assert.ok(property?.visible, `${where} is shown`);
+        assert.ok(property.text.includes(shown(field.description[language])), `${where} shows its description: ${property.text}`);
+        assert.notEqual(property.type, '', `${where} shows its type`);
+        assert.doesNotMatch(property.type, /\((\w+)( \| \1)+\)/, `${where}: a type that says nothing (${property.type})`);
+        // A body's read-only fields are ignored: no default to take there.
+        const defaulted = 'default' in field && !(field.readOnly && schemaName.endsWith('Create'));
+        if (defaulted) assert.ok(property.text.includes(`Default${JSON.stringify(field.default)}`), `${where} shows its default: ${property.text}`);
+      }
+    }
+  }
+  assert.equal(schemas.ServerCreate?.ip?.type, 'string (ipv4 | ipv6 | hostname)');
+}
+
+describe('the documentation page in Chromium', { skip }, () => {
+  for (const language of ['en', 'fr'] as const) {
+    test(`${language}: every field with its type, default and description in sight; an operation tried; nothing from elsewhere`, { timeout: 180_000 }, async () => {
+      assert.ok(available, `Chromium is required (CI=true) but not found at ${CHROMIUM}`);
+      const { page, elsewhere, troubles, checks } = await openPage();
+      await page.goto(`${server.url}/${language}/api/docs`);
+      await page.waitForSelector('.opblock-tag-section', { timeout: 60_000 });
+      const tags = await page.$$eval('.opblock-tag', (elements) => elements.map((element) => element.getAttribute('data-tag')));
+      for (const resource of RESOURCES) assert.ok(tags.includes(resource), `tag ${resource} is shown (${tags.join(', ')})`);
+      assert.match((await page.textContent('.info .title')) ?? '', TITLES[language]);
+
+      // The reference: the Schemas section is open as the page loads, every field spelled out.
+      await page.waitForSelector('section.models.is-open article', { timeout: 60_000 });
+      await assertFieldsShown(page, language);
+      const serverCreate = schemaOnPage(page, 'ServerCreate');
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await serverCreate.scrollIntoViewIfNeeded();
+      await serverCreate.screenshot({ path: join(ARTIFACTS, `docs-schema-${language}.png`) });
+
+      // Open the tags section, then "List entries of tags"; Try it out is on already, so
+      // Execute sends it at once.
+      await page.locator('#operations-tag-tags').click();
+      const operation = page.locator('#operations-tags-listTags');
+      await operation.locator('.opblock-summary').click();
+      await operation.locator('.opblock-body').waitFor();
+      await operation.locator('button.execute').click();
+      const status = operation.locator('.live-responses-table tr.response .response-col_status').first();
+      await status.waitFor({ timeout: 30_000 });
+      assert.equal((await status.textContent())?.trim(), '200');
+
+      // For the screenshot: a short operation open instead of the long list, its request body's
+      // fields shown as a schema rather than an example.
+      await operation.locator('.opblock-summary').click();
+      const create = page.locator('#operations-tags-createTag');
+      await create.locator('.opblock-summary').click();
+      await create.locator('.opblock-body').waitFor();
+      // Try it out puts the editable example first; its Schema tab lists the fields.
+      await create.locator('.opblock-section-request-body button[data-name="model"]').first().click();
+      await create.locator('.opblock-section-request-body .json-schema-2020-12').first().waitFor();
+      // The section opens with an animation: let the layout settle before the picture.
+      await page.evaluate(() => new Promise((done) => setTimeout(done, 500)));
+      await page.locator('#operations-tag-tags').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(ARTIFACTS, `docs-page-${language}.png`) });
+      await Promise.all(checks);
+      assert.deepEqual(elsewhere, [], 'the page fetched something from another origin');
+      assert.deepEqual(troubles, [], 'the page reported errors');
+      await page.close();
+    });
+  }
 });

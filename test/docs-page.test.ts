@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import { serverPerSuite } from './support/server.js';
+import { OWN_CONNECTION, serverPerSuite } from './support/server.js';
 
 const server = serverPerSuite();
 
@@ -37,7 +37,7 @@ describe('the documentation page', () => {
       ['swagger-ui.css', /^text\/css/],
       ['favicon-32x32.png', /^image\/png/],
     ] as const) {
-      const response = await fetch(`${server.url}/en/api/docs/${asset}`);
+      const response = await fetch(`${server.url}/en/api/docs/${asset}`, { headers: OWN_CONNECTION });
       const bytes = Buffer.from(await response.arrayBuffer());
       assert.equal(response.status, 200, asset);
       assert.match(response.headers.get('content-type') ?? '', type, asset);
@@ -52,6 +52,9 @@ describe('the documentation page', () => {
     assert.match(reply.text, /tryItOutEnabled: true/);
     assert.match(reply.text, /data-openapi-url/);
     assert.match(reply.text, /validatorUrl: 'none'/);
+    // Fields in sight without a click: schemas first, opened down to their fields' details.
+    assert.match(reply.text, /defaultModelRendering: 'model'/);
+    assert.match(reply.text, /layoutActions\.show\(\['components', 'schemas'\], true\)/);
   });
 
   test('an unknown file, language or method is refused like on every other path', async () => {

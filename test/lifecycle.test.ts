@@ -2,54 +2,27 @@
 // example body is created (references pointing at entries made just before), read, listed,
 // replaced, patched and deleted. A resource added to the registry is exercised here without a
 // line of this file changing, unless its rule needs material no example may show (key
-// material): then it names a fixture below, and this test says so when one is missing.
+// material): then it names a fixture (test/support/registry-lifecycle.ts), and this test says
+// so when one is missing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { shownFields } from '../src/registry/managed-fields.js';
 import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
-import type { ResourceDefinition } from '../src/registry/resource-definition.js';
+import { lifecycleBody, pointingAt, referencedFirst, referenceFields, releasingBody } from './support/registry-lifecycle.js';
 import { serverPerSuite } from './support/server.js';
-import { makeKeyPair } from './support/ssh-keys.js';
-
-/** Bodies for resources whose valid entries cannot be written in the registry's example. */
-const FIXTURES: Record<string, () => Record<string, unknown>> = {
-  'ssh-keys': () => {
-    const pair = makeKeyPair('ED25519', 'lifecycle@test');
-    return { type: pair.type, pub: pair.pub, 'privée': pair.openssh };
-  },
-};
-
-/** Resources in an order where every reference points at one that comes before it. */
-function referencedFirst(resources: readonly ResourceDefinition[]): ResourceDefinition[] {
-  const ordered: ResourceDefinition[] = [];
-  const visit = (resource: ResourceDefinition): void => {
-    if (ordered.includes(resource)) return;
-    for (const field of Object.values(resource.fields)) {
-      const target = field.type.references && DEFAULT_REGISTRY.target(field.type.references);
-      if (target !== undefined && target !== resource) visit(target);
-    }
-    ordered.push(resource);
-  };
-  resources.forEach(visit);
-  return ordered;
-}
 
 const server = serverPerSuite();
 
 test('every resource of the registry lives a whole lifecycle', async () => {
   const made = new Map<string, number>();
-  const order = referencedFirst(DEFAULT_REGISTRY.resources);
+  const order = referencedFirst(DEFAULT_REGISTRY);
   for (const resource of order) {
     const collection = `/en/api/config/${resource.name}`;
-    const body: Record<string, unknown> = FIXTURES[resource.name]?.() ?? { ...resource.example };
-    for (const [name, field] of Object.entries(resource.fields)) {
-      const reference = field.type.references;
-      const target = reference && DEFAULT_REGISTRY.target(reference);
-      if (target !== undefined) body[name] = reference?.many ? [made.get(target.name)] : made.get(target.name);
-    }
+    const body = lifecycleBody(resource);
+    for (const [name, target] of referenceFields(DEFAULT_REGISTRY, resource)) body[name] = pointingAt(resource, name, made.get(target.name)!);
     const before = (await server.request('GET', collection)).body.total as number;
     const created = await server.request('POST', collection, { body });
-    assert.equal(created.status, 201, `${resource.name}: POST of the example (a fixture in test/lifecycle.test.ts if it needs one): ${created.text}`);
+    assert.equal(created.status, 201, `${resource.name}: POST of the example (a fixture in test/support/registry-lifecycle.ts if it needs one): ${created.text}`);
     const id = created.body.id as number;
     made.set(resource.name, id);
     assert.deepEqual(Object.keys(created.body.item), shownFields(resource).map(([name]) => name), `${resource.name}: fields in response order`);
@@ -69,11 +42,7 @@ test('every resource of the registry lives a whole lifecycle', async () => {
     const item = `/en/api/config/${resource.name}/${made.get(resource.name)}`;
     // A soft-deleted entry keeps blocking the delete of what it points at (section 11): let go
     // of what may be let go of first.
-    const release: Record<string, unknown> = {};
-    for (const [name, field] of Object.entries(resource.fields)) {
-      if (field.type.references?.many) release[name] = [];
-      else if (field.type.references !== undefined && field.type.check(null)) release[name] = null;
-    }
+    const release = releasingBody(resource);
     if (Object.keys(release).length > 0) assert.equal((await server.request('PATCH', item, { body: release })).status, 200, `${resource.name}: release`);
     const deleted = await server.request('DELETE', item);
     assert.equal(deleted.status, 200, `${resource.name}: DELETE: ${deleted.text}`);

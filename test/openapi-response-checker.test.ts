@@ -51,6 +51,9 @@ describe('the response checker', () => {
     ['a body where none is declared (304)', 'GET', ITEM, response(304, { item: tag }, ETAG)],
     ['a problem code that does not fit the status', 'GET', ITEM, problem(404, 'CONFLICT')],
     ['405 without Allow', 'PUT', '/en/api/config/tags', problem(405, 'METHOD_NOT_ALLOWED')],
+    ['a HEAD response with a body', 'HEAD', ITEM, response(200, { item: tag }, ETAG)],
+    ['OPTIONS answered 204 without Allow', 'OPTIONS', ITEM, { status: 204, headers: new Headers(), text: '' }],
+    ['OPTIONS answered 200', 'OPTIONS', ITEM, response(200, {}, { allow: 'GET' })],
     ['a success on a path the document does not have', 'GET', '/en/api/no/such/path', response(200, {})],
     ['an error that is not problem+json on an unknown path', 'GET', '/en/api/no/such/path', response(404, { message: 'not found' })],
   ];

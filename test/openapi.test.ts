@@ -62,8 +62,8 @@ describe('the OpenAPI document', () => {
       assert.ok(collection, resource);
       assert.ok(item, resource);
       // PATCH and DELETE of a collection: bulk writes (section 12).
-      assert.deepEqual(Object.keys(collection).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'patch', 'post']);
-      assert.deepEqual(Object.keys(item).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'patch', 'put']);
+      assert.deepEqual(Object.keys(collection).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'head', 'options', 'patch', 'post']);
+      assert.deepEqual(Object.keys(item).filter((k) => k !== 'parameters').sort(), ['delete', 'get', 'head', 'options', 'patch', 'put']);
       for (const operation of [collection.get, collection.post, item.get, item.put, item.patch, item.delete]) {
         assert.equal(typeof operation.operationId, 'string');
         assert.ok(operation.summary && operation.description);
@@ -80,13 +80,18 @@ describe('the OpenAPI document', () => {
       for (const suffix of ['', 'Create', 'Replace', 'Patch', 'List', 'Item', 'Created', 'Updated']) {
         assert.ok(schemas[`${name}${suffix}`], `${name}${suffix}`);
       }
-      assert.equal(schemas[`${name}Create`].additionalProperties, false);
+      // Every name it declares, read-only ones included, and no other (propertyNames, see below).
+      assert.deepEqual(schemas[`${name}Create`].propertyNames.enum, Object.keys(schemas[`${name}Create`].properties));
     }
     assert.deepEqual(schemas.TagCreate.required, ['name']);
     assert.equal(schemas.TagPatch.required, undefined);
     assert.equal(schemas.TagCreate.properties.color.default, '#ffffff');
     assert.equal(schemas.TagCreate.properties.color.pattern, '^#[0-9a-fA-F]{6}$');
-    assert.deepEqual(schemas.Environment.properties.class.anyOf.map((s: any) => s.const), ['danger', 'warning', 'default', 'info', 'success', 'primary']);
+    assert.deepEqual(schemas.Environment.properties.class, {
+      type: 'string',
+      enum: ['danger', 'warning', 'default', 'info', 'success', 'primary'],
+      description: schemas.Environment.properties.class.description,
+    });
     assert.equal(schemas.Server.properties.is_deleted.readOnly, true);
     assert.equal(schemas.Tag.properties.id.readOnly, true);
     assert.ok(schemas.StorageAreaCreate.properties['géolocalisation']);
@@ -192,7 +197,7 @@ describe('the OpenAPI document', () => {
     for (const { path, method, operation } of operations(document)) {
       if (operation.security !== undefined) continue;
       assert.ok(operation.responses['401'], `${method} ${path} declares 401`);
-      const write = method !== 'get';
+      const write = !['get', 'head', 'options'].includes(method);
       assert.equal(operation.responses['403'] !== undefined, write, `${method} ${path}: 403 only on writes`);
     }
   });
@@ -257,7 +262,15 @@ describe('the OpenAPI document', () => {
       assert.equal(schemas[name].additionalProperties, false, `${name} shows nothing else`);
     }
     assert.equal(schemas.Server.properties.is_deleted.readOnly, true);
-    assert.equal(schemas.ServerCreate.properties.is_deleted, undefined);
+    // A body may carry what a response shows (an entry read and sent back): declared read-only.
+    for (const name of ['ServerCreate', 'ServerReplace', 'ServerPatch']) {
+      for (const field of ['id', 'is_deleted', 'created_at', 'updated_at']) {
+        // As the entry shows it, but with no default: a read-only field sent in a body is ignored.
+        const { default: _default, ...shown } = schemas.Server.properties[field];
+        assert.deepEqual(schemas[name].properties[field], shown, `${name}.${field}`);
+        assert.ok(!(schemas[name].required ?? []).includes(field), `${name}.${field} is not required`);
+      }
+    }
     assert.equal(schemas.SshKeyCreate.properties.fingerprint.readOnly, undefined);
     assert.equal(schemas.SshKeyPatch.properties.fingerprint.readOnly, undefined);
     assert.equal(schemas.SshKey.properties.fingerprint.readOnly, undefined);

@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runToExit, serverPerSuite, startServer } from './support/server.js';
+import { OWN_CONNECTION, runToExit, serverPerSuite, startServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
 const WRITE = `w-${randomBytes(16).toString('hex')}`;
@@ -270,7 +270,7 @@ describe('hostile input', () => {
   test('invalid UTF-8', async () => {
     for (const bytes of [Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), Buffer.from('{"name":"\xc3"}', 'latin1')]) {
       const before = await snapshot();
-      const response = await fetch(`${server.url}${TAGS}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+      const response = await fetch(`${server.url}${TAGS}`, { method: 'POST', headers: { 'content-type': 'application/json', ...OWN_CONNECTION }, body: bytes });
       assert.equal(response.status, 400);
       assert.equal(((await response.json()) as { code: string }).code, 'MALFORMED_JSON');
       assert.deepEqual(await snapshot(), before);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createConfigApiClient, createdEntry, type ConfigApiClient } from '../client/index.js';
 import { CLIENT_TYPES_FILE, generateClientTypes } from '../scripts/generate-client.js';
-import { startServer, type TestServer } from './support/server.js';
+import { fetchOnOwnConnection, startServer, type TestServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
 let server: TestServer;
@@ -24,7 +24,7 @@ before(async () => {
     baseUrl: server.url,
     // The client's traffic is held to the document too.
     fetch: async (request) => {
-      const response = await fetch(request);
+      const response = await fetchOnOwnConnection(request);
       const url = new URL(request.url);
       server.checkResponse(request.method, `${url.pathname}${url.search}`, {
         status: response.status,

@@ -4,7 +4,7 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
 import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
@@ -28,6 +28,10 @@ export interface DatabaseHandle {
   transaction<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure;
+  /** The error to stop the start with: one sentence for the operator (a ConfigError) when
+   * `error` says the database cannot be reached, does not exist or refuses the credentials;
+   * `error` itself otherwise. */
+  startupError(error: unknown): unknown;
   /** Resolves once `select 1` has answered, rejects if it fails or takes over `timeoutMs`. */
   ping(timeoutMs: number): Promise<void>;
   /** The connection pool's figures now; undefined for embedded SQLite, which has no pool. */
@@ -64,9 +68,24 @@ export function dialectOf(url: string): DatabaseDialect {
   return dialect;
 }
 
+/** One line: what is wrong with which database, the driver's own words, and what to check. */
+function startupError(dialect: DatabaseDialect, description: string, error: unknown): unknown {
+  const failure = dialect.startupFailureOf(error);
+  if (failure === undefined) return error;
+  const cause = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim().slice(0, 200);
+  return new ConfigError(`${description}: ${failure.what} (${cause}); ${failure.check}`);
+}
+
 export function connectDatabase(url: string, options: ConnectOptions): DatabaseHandle {
   const dialect = dialectOf(url);
-  const opened = dialect.open(url, options);
+  const description = dialect.describe(url);
+  let opened: OpenedDatabase;
+  try {
+    opened = dialect.open(url, options);
+  } catch (error) {
+    // SQLite opens its file here, and may find it cannot.
+    throw startupError(dialect, description, error);
+  }
   const db = new Kysely<Database>({ dialect: opened.dialect });
   const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db) : undefined;
   return {
@@ -74,9 +93,10 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     capabilities: dialect.capabilities,
     ddl: dialect.ddl,
     queries: dialect.queries,
-    description: opened.description,
+    description,
     transaction: (work) => (commitGroup === undefined ? db.transaction().execute(work) : commitGroup.run(work)),
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
+    startupError: (error) => startupError(dialect, description, error),
     ping: (timeoutMs) => ping(db, timeoutMs),
     poolStatistics: opened.poolStatistics,
     changeMarker: opened.changeMarker,

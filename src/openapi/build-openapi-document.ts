@@ -12,6 +12,7 @@ import type { Registry } from '../registry/registry.js';
 import { ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { documentTexts, type DocumentTexts } from './document-texts.js';
 import { errorResponses, problemSchema } from './error-responses.js';
+import { addImplicitOperations } from './implicit-operations.js';
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
@@ -26,8 +27,9 @@ function sharedParameters(context: DocumentContext): JsonObject {
       description: t.lang,
       // The language of this document, so that "Try it out" answers in the reader's language.
       schema: { type: 'string', enum: [...PLATFORM_LANGUAGES], default: context.language },
+      example: context.language,
     },
-    Id: { name: 'id', in: 'path', required: true, description: t.id, schema: { type: 'integer', minimum: 1, maximum: MAX_ID } },
+    Id: { name: 'id', in: 'path', required: true, description: t.id, schema: { type: 'integer', minimum: 1, maximum: MAX_ID }, example: 1 },
     Limit: { name: 'limit', in: 'query', description: t.limit, schema: { type: 'integer', minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT } },
     Offset: { name: 'offset', in: 'query', description: t.offset, schema: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 } },
     Search: { name: 'q', in: 'query', description: t.q, schema: { type: 'string', minLength: 1, maxLength: SEARCH_MAX } },
@@ -57,7 +59,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
   const t = documentTexts(language);
   const context: DocumentContext = { t, language, registry };
   const { resources } = registry;
-  return {
+  const document = {
     openapi: '3.1.0',
     info: { title: t.title, version, description: t.info(resources.map((resource) => resource.name).join(', ')) },
     servers: [{ url: '/', description: t.server }],
@@ -103,4 +105,6 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       },
     },
   };
+  addImplicitOperations(document, t);
+  return document;
 }

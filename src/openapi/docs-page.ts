@@ -9,6 +9,32 @@ import { documentTexts } from './document-texts.js';
  * inline scripts. It reads the document's address from the page: one script, every language.
  */
 export const DOCS_PAGE_SCRIPT = `'use strict';
+// A choice of strings that differ by format (an IP address or a DNS name) reads
+// "string (ipv4 | ipv6 | hostname)" rather than Swagger UI's "(string | string | string)".
+function formatChoicesPlugin(system) {
+  function formatChoice(schema) {
+    var members = schema && typeof schema === 'object' ? schema.anyOf || schema.oneOf : undefined;
+    if (!Array.isArray(members) || members.length < 2 || schema.type !== undefined) return undefined;
+    var type = members[0] && members[0].type;
+    var same = members.every(function (member) {
+      return member && member.type === type && typeof type === 'string' && typeof member.format === 'string';
+    });
+    if (!same) return undefined;
+    return type + ' (' + members.map(function (member) { return member.format; }).join(' | ') + ')';
+  }
+  return {
+    wrapComponents: {
+      JSONSchema202012KeywordType: function (Original) {
+        return function (props) {
+          var label = formatChoice(props.schema);
+          if (label === undefined) return system.React.createElement(Original, props);
+          return system.React.createElement('strong', { className: 'json-schema-2020-12__attribute json-schema-2020-12__attribute--primary' }, label);
+        };
+      },
+    },
+  };
+}
+
 window.addEventListener('load', function () {
   var root = document.getElementById('swagger-ui');
   window.ui = SwaggerUIBundle({
@@ -17,13 +43,24 @@ window.addEventListener('load', function () {
     deepLinking: true,
     // Nine sections and some fifty operations: start from the list of resources.
     docExpansion: 'none',
+    // Every field with its type, rule, default and description in sight, without a click per
+    // field: schemas open to their fields' details, and operations show the schema first.
+    defaultModelRendering: 'model',
+    defaultModelExpandDepth: 5,
+    defaultModelsExpandDepth: 6,
     tryItOutEnabled: true,
     displayOperationId: true,
     displayRequestDuration: true,
     // Never ask validator.swagger.io about the document: nothing leaves the service.
     validatorUrl: 'none',
     presets: [SwaggerUIBundle.presets.apis],
+    plugins: [formatChoicesPlugin],
     layout: 'BaseLayout',
+    // Swagger UI keeps the Schemas section shut under docExpansion 'none': open it, so that
+    // the reference of every field is on the page as it loads.
+    onComplete: function () {
+      window.ui.layoutActions.show(['components', 'schemas'], true);
+    },
   });
 });
 `;

@@ -46,6 +46,11 @@ const en = {
   removeGuarded: 'Built-in entries are refused with 409 DELETE_GUARDED.',
   removeReferenced: (users: string) => `An entry still used by ${users} is refused with 409 REFERENCED.`,
   removeIfMatch: 'With `If-Match`, refused with 412 if the entry changed since.',
+  head: (summary: string) => `${summary} (headers only)`,
+  headDescription: 'The same answer as GET, status and headers, without the body.',
+  options: 'The methods this path serves',
+  optionsDescription: 'Answers 204 with the methods of this path in `Allow`.',
+  allowed: 'No content; `Allow` lists the methods of this path.',
   openApi: 'This OpenAPI document',
   openApiDescription:
     'The OpenAPI 3.1 description of the API, generated from the resource registry, with descriptions in the language of the path (French under /fr/, English otherwise). `?format=yaml` returns it as YAML.',
@@ -131,6 +136,7 @@ const en = {
   problemAllowed: 'On a 405, the methods the path serves (as in `Allow`), for the older API’s clients.',
   linkFilter: (field: string) => `Entries whose ${field} hold this id; repeat it for entries holding every id named.`,
   documentBody: 'An OpenAPI 3.1 document.',
+  documentYaml: 'The same OpenAPI 3.1 document, as YAML text.',
 };
 
 export type DocumentTexts = typeof en;
@@ -182,6 +188,11 @@ const fr: DocumentTexts = {
   removeGuarded: 'Les entrées intégrées à la plateforme sont refusées par 409 DELETE_GUARDED.',
   removeReferenced: (users) => `Une entrée encore utilisée par ${users} est refusée par 409 REFERENCED.`,
   removeIfMatch: 'Avec `If-Match`, refusé par 412 si l’entrée a changé entre-temps.',
+  head: (summary) => `${summary} (en-têtes seulement)`,
+  headDescription: 'La même réponse que GET, statut et en-têtes, sans le corps.',
+  options: 'Les méthodes que ce chemin sert',
+  optionsDescription: 'Répond 204 avec les méthodes de ce chemin dans `Allow`.',
+  allowed: 'Pas de contenu ; `Allow` liste les méthodes de ce chemin.',
   openApi: 'Ce document OpenAPI',
   openApiDescription:
     'La description OpenAPI 3.1 de l’API, produite depuis le registre des ressources, avec les descriptions dans la langue du chemin (français sous /fr/, anglais sinon). `?format=yaml` la renvoie en YAML.',
@@ -268,6 +279,7 @@ const fr: DocumentTexts = {
   problemAllowed: 'Pour un 405, les méthodes que le chemin sert (comme dans `Allow`), pour les clients de l’ancienne API.',
   linkFilter: (field) => `Entrées dont ${field} contient cet id ; le répéter pour les entrées qui contiennent chaque id nommé.`,
   documentBody: 'Un document OpenAPI 3.1.',
+  documentYaml: 'Le même document OpenAPI 3.1, en texte YAML.',
 };
 
 const TEXTS: Readonly<Record<MessageLanguage, DocumentTexts>> = { en, fr };

@@ -44,6 +44,8 @@ export function errors(...names: ErrorName[]): JsonObject {
 
 /** Errors any path of the service can answer with. */
 export const ALWAYS: ErrorName[] = ['NotFound', 'MethodNotAllowed', 'InternalError', 'Unavailable'];
+/** Refusals that do not depend on the method: the path, access, the service's own state. */
+export const ANY_METHOD: ErrorName[] = ['NotFound', 'Unauthorized', 'RateLimited', 'InternalError', 'Unavailable'];
 /** Added by bearer-token access on the configuration paths. */
 export const READ_ACCESS: ErrorName[] = ['Unauthorized', 'RateLimited'];
 export const WRITE_ACCESS: ErrorName[] = [...READ_ACCESS, 'Forbidden'];

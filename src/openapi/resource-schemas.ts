@@ -4,7 +4,7 @@
 import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
 import { MAX_ID } from '../registry/field-types.js';
-import { isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
+import { bodyFields, isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
 import { plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 
@@ -25,7 +25,11 @@ function entryExample(resource: ResourceDefinition): JsonObject {
 function entrySchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
   const properties: JsonObject = {};
   for (const [name, field] of shownFields(resource)) {
-    properties[name] = plain(field.type.output, { description: field.description[context.language], ...(field.readOnly ? { readOnly: true } : {}) });
+    const extra: JsonObject = { description: field.description[context.language] };
+    if (field.readOnly) extra.readOnly = true;
+    // What an entry holds when its POST left the field out: the reader of an entry learns it here.
+    if ('default' in field) extra.default = field.default;
+    properties[name] = plain(field.type.output, extra);
   }
   return {
     type: 'object',
@@ -38,13 +42,23 @@ function entrySchema(context: DocumentContext, resource: ResourceDefinition): Js
   };
 }
 
+/**
+ * A POST, PUT or PATCH body. It may carry the read-only fields, as an entry read and sent back
+ * does (the service ignores them): they are declared `readOnly`, typed as responses show them,
+ * so that "read, change a field, PUT it back" type-checks in generated clients. Any other name
+ * is refused, which `propertyNames` says rather than `additionalProperties: false`: validating
+ * proxies (Prism) drop `readOnly` properties from request schemas, and would then refuse them.
+ */
 function writeSchema(context: DocumentContext, resource: ResourceDefinition, mode: WriteMode): JsonObject {
   const t = context.t;
   const properties: JsonObject = {};
   const required: string[] = [];
-  for (const [name, field] of Object.entries(resource.fields)) {
-    if (field.readOnly) continue;
+  for (const [name, field] of bodyFields(resource)) {
     const extra: JsonObject = { description: field.description[context.language] };
+    if (field.readOnly) {
+      properties[name] = plain(field.type.output, { ...extra, readOnly: true });
+      continue;
+    }
     if (field.writeOnly) extra.writeOnly = true;
     if ('default' in field && mode !== 'patch') extra.default = field.default;
     properties[name] = plain(field.type.input, extra);
@@ -56,7 +70,12 @@ function writeSchema(context: DocumentContext, resource: ResourceDefinition, mod
     }
   }
   const purpose = { create: t.writeCreate, replace: t.writeReplace, patch: t.writePatch }[mode];
-  const schema: JsonObject = { type: 'object', description: `${purpose} ${t.writeCommon}`, properties, additionalProperties: false };
+  const schema: JsonObject = {
+    type: 'object',
+    description: `${purpose} ${t.writeCommon}`,
+    properties,
+    propertyNames: { type: 'string', enum: Object.keys(properties) },
+  };
   if (required.length > 0) schema.required = required;
   return schema;
 }
@@ -65,7 +84,9 @@ function writeSchema(context: DocumentContext, resource: ResourceDefinition, mod
 function bulkPatchSchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
   const patch = writeSchema(context, resource, 'patch') as { properties: JsonObject };
   const id = { type: 'integer', minimum: 1, maximum: MAX_ID, description: context.t.bulkEntryId };
-  return { ...patch, required: ['id'], properties: { id, ...patch.properties } };
+  // The PATCH body may carry the entry's id read-only (ignored); here it names the entry.
+  const { id: _readOnlyId, ...fields } = patch.properties;
+  return { ...patch, required: ['id'], properties: { id, ...fields } };
 }
 
 const object = (properties: JsonObject): JsonObject => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
@@ -125,10 +146,5 @@ export function querySchema(field: FieldDefinition): JsonObject {
   const schema = plain(field.type.output);
   const members = (schema.anyOf as JsonObject[] | undefined)?.filter((member) => member.type !== 'null');
   if (members === undefined) return schema;
-  if (members.length === 1) return members[0]!;
-  // A choice of constants reads better as an enum in the documentation page.
-  if (members.every((member) => 'const' in member && member.type === members[0]!.type)) {
-    return { type: members[0]!.type, enum: members.map((member) => member.const) };
-  }
-  return { ...schema, anyOf: members };
+  return members.length === 1 ? members[0]! : { ...schema, anyOf: members };
 }

@@ -23,7 +23,10 @@ export function documentationPaths(context: DocumentContext): [string, JsonObjec
           security,
           parameters: [{ name: 'format', in: 'query', description: t.format, schema: { type: 'string', enum: ['json', 'yaml'], default: 'json' } }],
           responses: {
-            '200': { description: t.document, content: { 'application/json': { schema: documentSchema }, 'application/yaml': { schema: documentSchema } } },
+            '200': {
+              description: t.document,
+              content: { 'application/json': { schema: documentSchema }, 'application/yaml': { schema: { type: 'string', description: t.documentYaml } } },
+            },
             ...errors(...ALWAYS, 'BadQuery'),
           },
         },
@@ -46,7 +49,10 @@ export function documentationPaths(context: DocumentContext): [string, JsonObjec
     [
       '/{lang}/api/docs/{asset}',
       {
-        parameters: [parameterRef('Lang'), { name: 'asset', in: 'path', required: true, description: t.asset, schema: { type: 'string', enum: [...DOCS_ASSET_NAMES] } }],
+        parameters: [
+          parameterRef('Lang'),
+          { name: 'asset', in: 'path', required: true, description: t.asset, schema: { type: 'string', enum: [...DOCS_ASSET_NAMES] }, example: 'swagger-ui.css' },
+        ],
         get: {
           operationId: 'getDocumentationAsset',
           tags,

@@ -103,7 +103,9 @@ export function slug(min: number, max: number): FieldType {
 
 export function oneOf(values: readonly string[]): FieldType {
   return fieldType({
-    input: Type.Union(values.map((v) => Type.Literal(v))),
+    // A plain `enum` of strings, which validates exactly as a union of string literals would:
+    // client generators that read `anyOf` of `const` lose the values and type the field `string`.
+    input: Type.Enum(values, { type: 'string' }),
     expectation: message('field.oneOf', { values: values.join(', ') }),
   });
 }
@@ -132,7 +134,9 @@ export function port(): FieldType {
 /** A JSON boolean; requests may also send 1 and 0, as the older API's clients do. */
 export function boolean(): FieldType {
   return fieldType({
-    input: Type.Union([Type.Boolean(), Type.Literal(0), Type.Literal(1)]),
+    // 0 and 1 as an integer enum, which reads as "boolean | integer" in documentation and in
+    // generated types, where two number constants read as "boolean | number | number".
+    input: Type.Union([Type.Boolean(), Type.Enum([0, 1], { type: 'integer' })]),
     output: Type.Boolean(),
     expectation: message('field.boolean'),
     normalise: (value) => value === true || value === 1,
@@ -144,7 +148,8 @@ export function boolean(): FieldType {
 /** The 0/1 marker the older API exposes for soft-deleted servers. */
 export function zeroOrOne(): FieldType {
   return fieldType({
-    input: Type.Union([Type.Literal(0), Type.Literal(1)]),
+    // A plain enum, as oneOf() makes, for the same client generators.
+    input: Type.Enum([0, 1], { type: 'integer' }),
     expectation: message('field.integer', { min: 0, max: 1 }),
     fromColumn: (value) => Number(value),
   });

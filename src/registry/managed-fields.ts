@@ -35,15 +35,16 @@ const shownByResource = new WeakMap<ResourceDefinition, readonly NamedField[]>()
 export function shownFields(resource: ResourceDefinition): readonly NamedField[] {
   let shown = shownByResource.get(resource);
   if (shown === undefined) {
-    shown = [
-      ['id', MANAGED_FIELDS.id],
-      ...Object.entries(resource.fields).filter(([, field]) => !field.writeOnly),
-      ['created_at', MANAGED_FIELDS.created_at],
-      ['updated_at', MANAGED_FIELDS.updated_at],
-    ];
+    shown = bodyFields(resource).filter(([, field]) => !field.writeOnly);
     shownByResource.set(resource, shown);
   }
   return shown;
+}
+
+/** Every field a body may carry, in response order: what a response shows (an entry read and
+ * sent back), and the write-only ones. The managed fields among them are ignored. */
+export function bodyFields(resource: ResourceDefinition): readonly NamedField[] {
+  return [['id', MANAGED_FIELDS.id], ...Object.entries(resource.fields), ['created_at', MANAGED_FIELDS.created_at], ['updated_at', MANAGED_FIELDS.updated_at]];
 }
 
 /** Whether the service alone sets this field of the resource: a body that carries it (an

@@ -16,9 +16,15 @@ export async function prepareDatabase(
   resources: readonly ResourceDefinition[],
   migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
 ): Promise<string[]> {
-  const applied = await migrateToLatest(handle.db, handle.ddl, migrations);
-  await ensureCounts(handle, resources);
-  return applied;
+  try {
+    const applied = await migrateToLatest(handle.db, handle.ddl, migrations);
+    await ensureCounts(handle, resources);
+    return applied;
+  } catch (error) {
+    // The first statements the database sees: one that is out of reach, missing or refusing
+    // the credentials shows here, as one sentence for the operator rather than a stack.
+    throw handle.startupError(error);
+  }
 }
 
 /** For a database opened read-only: refuses one that the service would have to change first. */

@@ -16,6 +16,24 @@ const HARNESS_REQUEST_ID = 'openapi-response-checker';
 const HARNESS_LOG_LINE = `"reqId":"${HARNESS_REQUEST_ID}"`;
 const START_TIMEOUT_MS = 15_000;
 
+/**
+ * Every request of the harness goes on a connection of its own. Node's fetch (undici) keeps an
+ * idle connection for the server's `Keep-Alive: timeout` hint minus 2 s and retires it with a
+ * timer, which a stalled test process (a long synchronous stretch, a loaded machine) cannot run
+ * in time: its next request then went out on a connection the server had closed after its
+ * keep-alive timeout, and failed with "other side closed" (test/harness-connections.test.ts).
+ * The suite tests the API, not connection reuse (test/operations.test.ts does that with an
+ * agent of its own), so it never reuses one.
+ */
+export const OWN_CONNECTION = { connection: 'close' } as const;
+
+/** fetch, on a connection of its own (see OWN_CONNECTION): for generated clients. */
+export function fetchOnOwnConnection(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  request.headers.set('connection', OWN_CONNECTION.connection);
+  return fetch(request);
+}
+
 export interface Reply<T = any> {
   status: number;
   headers: Headers;
@@ -118,7 +136,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let checker: OpenApiResponseChecker;
   try {
     url = await listening;
-    const document = await fetch(`${url}/en/api/openApi`, { headers: { 'x-request-id': HARNESS_REQUEST_ID } });
+    const document = await fetch(`${url}/en/api/openApi`, { headers: { 'x-request-id': HARNESS_REQUEST_ID, ...OWN_CONNECTION } });
     checker = checkerFor(await document.text());
   } catch (error) {
     child.kill('SIGKILL');
@@ -135,7 +153,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     dump: () => database.dump(),
     logs: () => (output.includes(HARNESS_LOG_LINE) ? output.split('\n').filter((line) => !line.includes(HARNESS_LOG_LINE)).join('\n') : output),
     async request(method, path, requestOptions = {}) {
-      const headers: Record<string, string> = { ...requestOptions.headers };
+      const headers: Record<string, string> = { ...OWN_CONNECTION, ...requestOptions.headers };
       let body: string | undefined = requestOptions.raw;
       if (body === undefined && requestOptions.body !== undefined) {
         body = JSON.stringify(requestOptions.body);

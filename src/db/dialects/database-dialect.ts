@@ -29,6 +29,13 @@ export type DatabaseFailure = 'unique' | 'foreign-key' | 'unavailable' | 'full' 
 /** The failures that say the database cannot store writes, while they last. */
 export type StorageFault = Extract<DatabaseFailure, 'full' | 'read-only'>;
 
+/** Why the database cannot be used at start-up, in words for the operator: what is wrong
+ * ("the database does not exist") and what to check ("… the database name in DATABASE_URL"). */
+export interface StartupFailure {
+  readonly what: string;
+  readonly check: string;
+}
+
 export interface PoolStatistics {
   /** Connections the pool may open. */
   readonly max: number;
@@ -55,8 +62,6 @@ export interface ConnectOptions {
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {
   readonly dialect: Dialect;
-  /** A short, credential-free description for logs. */
-  readonly description: string;
   readonly poolStatistics?: () => PoolStatistics;
   /** A value that changes whenever another connection commits, read synchronously where an
    * embedded database tells it without a round trip (SQLite's data_version). */
@@ -73,12 +78,17 @@ export interface DatabaseDialect {
   /** URL schemes of DATABASE_URL, with their colon: `sqlite:`. */
   readonly schemes: readonly string[];
   readonly capabilities: DatabaseCapabilities;
+  /** A short, credential-free description of the database of this URL, for logs and messages. */
+  describe(url: string): string;
   open(url: string, options: ConnectOptions): OpenedDatabase;
   /** Whether the database of this URL is private to the process that opens it (so cluster
    * workers could not share it). */
   privateToProcess(url: string): boolean;
   /** The meaning of a driver error of this database, or undefined if it is not one of its own. */
   failureOf(error: unknown): DatabaseFailure | undefined;
+  /** Why a database could not be opened or reached at start-up, if the error says so (the
+   * server cannot be reached, the database does not exist, the credentials are refused). */
+  startupFailureOf(error: unknown): StartupFailure | undefined;
   /** For migrations. */
   readonly ddl: Ddl;
   readonly queries: DialectQueries;

@@ -6,7 +6,7 @@ import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { withTimestamps } from './entry-table.js';
 import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
-import { describeServer, parseServerUrl, serverFailureOf } from './server-url.js';
+import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const parsed = parseServerUrl(url);
@@ -35,7 +35,6 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const queues = pool as unknown as Record<'_allConnections' | '_freeConnections' | '_connectionQueue', { length: number }>;
   return {
     dialect: new MysqlDialect({ pool }),
-    description: describeServer('mariadb', parsed),
     poolStatistics: () => ({
       max: options.poolSize,
       open: queues._allConnections.length,
@@ -76,6 +75,8 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
 const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`;
 
+const failureOf = serverFailureOf(FAILURES);
+
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
@@ -88,9 +89,19 @@ const ddl: Ddl = {
 export const mariadbDialect: DatabaseDialect = {
   schemes: ['mysql:', 'mariadb:'],
   capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false },
+  describe: (url) => describeServer('mariadb', parseServerUrl(url)),
   open,
   privateToProcess: () => false,
-  failureOf: serverFailureOf(FAILURES),
+  failureOf,
+  startupFailureOf: serverStartupFailureOf(
+    {
+      ER_BAD_DB_ERROR: 'database-missing',
+      ER_ACCESS_DENIED_ERROR: 'access-denied',
+      ER_ACCESS_DENIED_NO_PASSWORD_ERROR: 'access-denied',
+      ER_DBACCESS_DENIED_ERROR: 'access-denied',
+    },
+    failureOf,
+  ),
   ddl,
   queries: { joinedIds: (column) => sql`group_concat(${column})` },
 };

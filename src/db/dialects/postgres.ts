@@ -5,10 +5,9 @@ import pg from 'pg';
 import type { Ddl } from '../migrations/ddl.js';
 import { withTimestamps } from './entry-table.js';
 import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
-import { describeServer, parseServerUrl, serverFailureOf } from './server-url.js';
+import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 function open(url: string, options: ConnectOptions): OpenedDatabase {
-  const parsed = parseServerUrl(url);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize,
@@ -25,7 +24,6 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   pool.on('connect', (client) => client.on('error', () => undefined));
   return {
     dialect: new PostgresDialect({ pool }),
-    description: describeServer('postgres', parsed),
     poolStatistics: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }
@@ -59,6 +57,8 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 // node-postgres reports a lost or unobtainable connection without a code.
 const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed/i;
 
+const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
+
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey()))),
   // Explicit ids do not move a PostgreSQL sequence.
@@ -71,9 +71,12 @@ const ddl: Ddl = {
 export const postgresDialect: DatabaseDialect = {
   schemes: ['postgres:', 'postgresql:'],
   capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true },
+  describe: (url) => describeServer('postgres', parseServerUrl(url)),
   open,
   privateToProcess: () => false,
-  failureOf: serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE),
+  failureOf,
+  // 28000: the role does not exist (or pg_hba.conf has no line for it); 28P01: wrong password.
+  startupFailureOf: serverStartupFailureOf({ '3D000': 'database-missing', '28000': 'access-denied', '28P01': 'access-denied' }, failureOf),
   ddl,
   queries: { joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')` },
 };

@@ -1,7 +1,7 @@
 // What the two database servers (PostgreSQL, MariaDB) share: DATABASE_URL parsed and
-// described for logs without its credentials, and the meaning of their errors.
+// described for logs without its credentials, and the meaning of their errors, at start-up too.
 import { ConfigError } from '../../errors/config-error.js';
-import type { DatabaseFailure } from './database-dialect.js';
+import type { DatabaseFailure, StartupFailure } from './database-dialect.js';
 
 export function parseServerUrl(url: string): URL {
   try {
@@ -29,5 +29,39 @@ export function serverFailureOf(codes: Readonly<Record<string, DatabaseFailure>>
     const code = (error as { code?: unknown } | null)?.code;
     if (typeof code !== 'string') return error instanceof Error && unavailableMessage?.test(error.message) ? 'unavailable' : undefined;
     return codes[code] ?? (NETWORK_FAILURES.has(code) ? 'unavailable' : undefined);
+  };
+}
+
+/** The start-up failures a database server reports, whichever driver reports them. */
+export type ServerStartupFailure = 'database-missing' | 'access-denied';
+
+const SERVER_STARTUP_FAILURES: Readonly<Record<ServerStartupFailure | 'unreachable', StartupFailure>> = {
+  unreachable: {
+    what: 'the database server cannot be reached',
+    check: 'check that it is running and that DATABASE_URL names its host and port',
+  },
+  'database-missing': {
+    what: 'the database does not exist',
+    check: 'create it (README, Scaling out) or correct the database name in DATABASE_URL',
+  },
+  'access-denied': {
+    what: 'the database server refused the user or password',
+    check: 'check the user and password in DATABASE_URL, and that this user may use the database',
+  },
+};
+
+/**
+ * The start-up failure a server driver's error stands for: its own codes for a missing
+ * database or refused credentials, then anything that means the server is out of reach.
+ */
+export function serverStartupFailureOf(
+  codes: Readonly<Record<string, ServerStartupFailure>>,
+  failureOf: (error: unknown) => DatabaseFailure | undefined,
+): (error: unknown) => StartupFailure | undefined {
+  return (error) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    const known = typeof code === 'string' && Object.hasOwn(codes, code) ? codes[code] : undefined;
+    if (known !== undefined) return SERVER_STARTUP_FAILURES[known];
+    return failureOf(error) === 'unavailable' ? SERVER_STARTUP_FAILURES.unreachable : undefined;
   };
 }

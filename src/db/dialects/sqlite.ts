@@ -19,7 +19,7 @@ import { ConfigError } from '../../errors/config-error.js';
 import { makeRoom } from '../bounded-map.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
 
 // A deferred BEGIN takes the write lock only at the first write: when another process (a
 // cluster worker) committed since this transaction read, SQLite fails it with BUSY_SNAPSHOT
@@ -138,7 +138,6 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   return {
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
-    description: inMemory ? 'sqlite (in memory)' : `sqlite (${path})`,
     // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
     // statement runs synchronously, so never in the middle of another one.
     changeMarker: () => dataVersion.get(),
@@ -158,6 +157,24 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
   SQLITE_READONLY_DBMOVED: 'unavailable',
 };
 
+const CANNOT_OPEN: StartupFailure = {
+  what: 'the database file cannot be opened or created',
+  check: 'check that the path of DATABASE_URL is a file (or a place for one) that this user may read and write',
+};
+
+// Open fails on the file system first (creating the folder), then in SQLite itself.
+const STARTUP_FAILURES: Readonly<Record<string, StartupFailure>> = {
+  EACCES: CANNOT_OPEN,
+  EPERM: CANNOT_OPEN,
+  EEXIST: CANNOT_OPEN,
+  ENOTDIR: CANNOT_OPEN,
+  EROFS: CANNOT_OPEN,
+  SQLITE_CANTOPEN: CANNOT_OPEN,
+  SQLITE_READONLY: CANNOT_OPEN,
+  SQLITE_PERM: CANNOT_OPEN,
+  SQLITE_NOTADB: { what: 'the file is not a SQLite database', check: 'check the path of DATABASE_URL' },
+};
+
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))),
   // AUTOINCREMENT continues after the largest id ever used.
@@ -168,6 +185,10 @@ const ddl: Ddl = {
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
   capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false },
+  describe: (url) => {
+    const path = sqlitePath(url);
+    return path === ':memory:' ? 'sqlite (in memory)' : `sqlite (${path})`;
+  },
   open,
   privateToProcess: (url) => sqlitePath(url) === ':memory:',
   failureOf: (error) => {
@@ -178,6 +199,12 @@ export const sqliteDialect: DatabaseDialect = {
     // SQLITE_READONLY and its variants: a read-only file, folder or connection.
     if (code.startsWith('SQLITE_READONLY')) return 'read-only';
     return code.startsWith('SQLITE_IOERR') ? 'unavailable' : undefined;
+  },
+  startupFailureOf: (error) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string') return undefined;
+    // SQLITE_READONLY_DIRECTORY and the like: the extended codes of the ones above.
+    return STARTUP_FAILURES[code] ?? STARTUP_FAILURES[code.replace(/_[A-Z]+$/, '')];
   },
   ddl,
   queries: { joinedIds: (column) => sql`group_concat(${column})` },
