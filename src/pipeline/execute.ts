@@ -106,9 +106,7 @@ async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   try {
     return existing === undefined ? await tx.insert(resource, values, now()) : await tx.update(resource, existing, values, now());
   } catch (error) {
-    if (!(error instanceof UniqueConflict)) throw error;
-    const named = error.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
-    throw new ApiError('CONFLICT', message('conflict.summary'), named);
+    throw error instanceof UniqueConflict ? error.problem() : error;
   }
 }
 

@@ -43,6 +43,8 @@ export interface WritePlan {
   readonly sent: readonly string[];
   readonly ifMatch: string | undefined;
   readonly references: readonly ReferenceCheck[];
+  /** Who makes the change (the change log's actor). */
+  readonly actor: string;
   /** Check everything, answer as if done, commit nothing. */
   readonly dryRun: boolean;
 }
@@ -57,6 +59,7 @@ export interface DeletePlan {
   readonly guarded: boolean;
   /** The fields of other resources that may still point at the entry (409 REFERENCED). */
   readonly referencedBy: readonly ReferencingField[];
+  readonly actor: string;
   readonly dryRun: boolean;
 }
 
@@ -93,6 +96,7 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
         sent,
         ifMatch: request.action === 'create' ? undefined : request.ifMatch,
         references: referenceChecks(registry, resource, values),
+        actor: request.actor,
         dryRun: false,
       };
     }
@@ -106,6 +110,7 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
         mode: deletion.mode,
         guarded: deletion.mode === 'hard' && deletion.guarded?.(request.id) === true,
         referencedBy: registry.referencesTo(resource),
+        actor: request.actor,
         dryRun: false,
       };
     }

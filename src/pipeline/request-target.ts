@@ -7,12 +7,15 @@ import { MAX_ID } from '../registry/field-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 
-/** The endpoints the service answers under a language. */
-export type Endpoint = 'collection' | 'item' | 'openapi' | 'docs';
+/** The endpoints the service answers under a language: a resource's collection and items,
+ * the API tokens and one token, the document and its page. */
+export type Endpoint = 'collection' | 'item' | 'tokens' | 'token' | 'openapi' | 'docs';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   collection: ['GET', 'HEAD', 'POST', 'OPTIONS'],
   item: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+  tokens: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+  token: ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
   openapi: ['GET', 'HEAD', 'OPTIONS'],
   docs: ['GET', 'HEAD', 'OPTIONS'],
 };
@@ -42,9 +45,10 @@ export function resolveTarget(registry: Registry, endpoint: Endpoint, params: Re
     target.resource = registry.find(name);
     if (target.resource === undefined) throw apiError('NOT_FOUND', 'resource.unknown', { resource: name });
   }
-  if (endpoint === 'item') {
+  if (endpoint === 'item' || endpoint === 'token') {
     target.id = parseId(params.id ?? '');
-    if (target.id === undefined) throw apiError('NOT_FOUND', 'entry.notFound', { id: params.id ?? '', resource: target.resource?.name ?? '' });
+    const resource = endpoint === 'token' ? 'tokens' : (target.resource?.name ?? '');
+    if (target.id === undefined) throw apiError('NOT_FOUND', 'entry.notFound', { id: params.id ?? '', resource });
   }
   const allowed = ALLOWED_METHODS[endpoint];
   if (!allowed.includes(method)) throw methodNotAllowed(method, allowed);

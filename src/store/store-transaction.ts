@@ -4,6 +4,8 @@
 // looked at one by one (to name the fields); where it aborts the transaction (PostgreSQL),
 // the rules are looked at first and the indexes catch what races past the look.
 import type { Kysely, Transaction } from 'kysely';
+import { ApiError, fieldProblem } from '../errors/api-error.js';
+import { message } from '../messages/messages.js';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import type { ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
@@ -21,6 +23,12 @@ export class UniqueConflict extends Error {
   constructor(readonly rules: readonly UniqueRule[]) {
     super('unique conflict');
     this.name = 'UniqueConflict';
+  }
+
+  /** The answer: 409 CONFLICT naming every field of the rules. */
+  problem(): ApiError {
+    const named = this.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
+    return new ApiError('CONFLICT', message('conflict.summary'), named);
   }
 }
 
@@ -48,9 +56,10 @@ export class StoreTransaction {
     return row === undefined ? undefined : decodeEntry(resource, row);
   }
 
-  /** Stores a new entry; throws UniqueConflict when its values are taken. */
-  async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string): Promise<Entry> {
-    const row: Row = { ...encodeValues(resource, values, this.secrets), created_at: now, updated_at: now };
+  /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns
+   * the service writes beside the fields (a token's digest), never shown. */
+  async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
+    const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
     await adjustCount(this.tx, this.templates, resource, 1, 1);

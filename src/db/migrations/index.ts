@@ -2,9 +2,11 @@
 // compiled service and the TypeScript sources run the very same set.
 import * as initialSchema from './0001-initial-schema.js';
 import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
+import * as apiTokens from './0003-api-tokens.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial-schema': initialSchema,
   '0002-list-counts-and-indexes': listCountsAndIndexes,
+  '0003-api-tokens': apiTokens,
 };
