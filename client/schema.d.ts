@@ -494,6 +494,62 @@ export interface paths {
         patch: operations["updateSshKey"];
         trace?: never;
     };
+    "/{lang}/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the API tokens
+         * @description The managed tokens (not those of API_TOKENS), never their secret, newest first unless `sort` says otherwise. `last_used_at` is exact for uses through this instance, and up to a minute late for uses through others. Admin tokens only.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create an API token
+         * @description The answer holds the token (`token`) this once: the service stores only a keyed digest of it and cannot show it again. `expires_at` must lie in the future; `allowed_ips` lists the IPv4 and IPv6 networks it may be used from. The name must be unique, among the tokens of API_TOKENS too. Admin tokens only.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+                /** @description Id of the entry. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one API token
+         * @description The token’s description, never its secret. Admin tokens only.
+         */
+        get: operations["getToken"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description Deletes the token: this instance refuses it from the answer on, every other instance on the same database within seconds. Admin tokens only.
+         */
+        delete: operations["revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/openApi": {
         parameters: {
             query?: never;
@@ -1383,6 +1439,79 @@ export interface components {
             updated: true;
             item: components["schemas"]["SshKey"];
         };
+        /**
+         * @description Bearer tokens with a name, a scope, an optional expiry and optional client networks. The token itself is shown once, when it is created.
+         * @example {
+         *       "id": 1,
+         *       "name": "collector-paris",
+         *       "scope": "read",
+         *       "expires_at": "2030-01-01T00:00:00.000Z",
+         *       "allowed_ips": [
+         *         "10.20.0.0/16",
+         *         "2001:db8:20::/48"
+         *       ],
+         *       "last_used_at": null,
+         *       "created_at": "2025-01-31T08:30:00.000Z",
+         *       "updated_at": "2025-01-31T08:30:00.000Z"
+         *     }
+         */
+        Token: {
+            /** @description Assigned by the service. */
+            readonly id: number;
+            /** @description Unique name, shown as the actor of the changes made with the token. */
+            name: string;
+            /** @description read: GET only; write: every configuration operation; admin: write and the token endpoints. */
+            scope: "read" | "write" | "admin";
+            /** @description When the token stops working (then 401); null: never. Must be in the future. */
+            expires_at: string | null;
+            /** @description IPv4 and IPv6 networks (CIDR) the token may be used from (else 403); null: any address. */
+            allowed_ips: string[] | null;
+            /** @description When a request last used the token, up to a minute late; null: never. */
+            readonly last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        TokenCreate: {
+            /** @description Unique name, shown as the actor of the changes made with the token. */
+            name: string;
+            /** @description read: GET only; write: every configuration operation; admin: write and the token endpoints. */
+            scope: "read" | "write" | "admin";
+            /**
+             * @description When the token stops working (then 401); null: never. Must be in the future.
+             * @default null
+             */
+            expires_at?: string | null;
+            /**
+             * @description IPv4 and IPv6 networks (CIDR) the token may be used from (else 403); null: any address.
+             * @default null
+             */
+            allowed_ips?: string[] | null;
+        };
+        TokenList: {
+            items: components["schemas"]["Token"][];
+            /** @description Entries that match the filters, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        TokenItem: {
+            item: components["schemas"]["Token"];
+        };
+        TokenCreated: {
+            id: number;
+            /** @description The token, to send as `Authorization: Bearer …`. Shown in this answer only: keep it now. */
+            readonly token: string;
+            item: components["schemas"]["Token"];
+        };
         Deleted: {
             id: number;
             /** @constant */
@@ -1481,23 +1610,13 @@ export interface components {
                 };
             };
         };
-        /** @description Tokens are configured and the request has no valid bearer token (UNAUTHORIZED). */
+        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one (UNAUTHORIZED; `detail` says which). */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Unauthorized",
-                 *       "status": 401,
-                 *       "code": "UNAUTHORIZED",
-                 *       "detail": "This API needs a bearer token: send Authorization: Bearer <token>.",
-                 *       "error": "This API needs a bearer token: send Authorization: Bearer <token>."
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     status?: 401;
@@ -1506,22 +1625,12 @@ export interface components {
                 };
             };
         };
-        /** @description The token may only read (FORBIDDEN). */
+        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips` (FORBIDDEN). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Forbidden",
-                 *       "status": 403,
-                 *       "code": "FORBIDDEN",
-                 *       "detail": "This token may only read; POST needs a write token.",
-                 *       "error": "This token may only read; POST needs a write token."
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     status?: 403;
@@ -3858,6 +3967,179 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `scope` equals this value. */
+                scope?: "read" | "write" | "admin";
+                /** @description Only entries whose `expires_at` equals this value. */
+                expires_at?: string;
+                /** @description Only entries whose `allowed_ips` equals this value. */
+                allowed_ips?: string[];
+                /** @description Only entries whose `last_used_at` equals this value. */
+                last_used_at?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "collector-paris",
+                 *       "scope": "read",
+                 *       "expires_at": "2030-01-01T00:00:00.000Z",
+                 *       "allowed_ips": [
+                 *         "10.20.0.0/16",
+                 *         "2001:db8:20::/48"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Created; the answer carries the token, once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+                /** @description Id of the entry. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenItem"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
+                lang: components["parameters"]["Lang"];
+                /** @description Id of the entry. */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

@@ -4,7 +4,8 @@
 import { ERROR_CODES, STATUS_OF, type ErrorCode } from '../errors/api-error.js';
 import { headerRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import type { DocumentTexts } from './document-texts.js';
-import { problemExample, type ProblemExampleName } from './problem-examples.js';
+import { problemExample, type ExampleKey, type ProblemExampleName } from './problem-examples.js';
+import { tokenTexts } from './token-texts.js';
 
 /** The shared error responses: the codes a body may carry (the first gives the status), and the text that explains them. */
 const ERROR_RESPONSES = {
@@ -66,9 +67,15 @@ function errorResponse(context: DocumentContext, name: ErrorName): JsonObject {
       },
     ],
   };
+  const made = problemExample(name, context.language);
+  const summaries = tokenTexts(context.language).examples;
+  const examples =
+    'status' in made
+      ? { example: made }
+      : { examples: Object.fromEntries(Object.entries(made).map(([key, value]) => [key, { summary: summaries[key as ExampleKey], value }])) };
   const response: JsonObject = {
     description: context.t[text],
-    content: { 'application/problem+json': { schema, example: problemExample(name, context.language) } },
+    content: { 'application/problem+json': { schema, ...examples } },
   };
   const headers = ERROR_HEADERS[name];
   if (headers !== undefined) response.headers = headers;

@@ -13,7 +13,7 @@ function pascalPlural(resource: ResourceDefinition): string {
 }
 
 /** Sort keys and filters: every field a response shows (contract section 7). */
-function listParameters(context: DocumentContext, resource: ResourceDefinition): JsonObject[] {
+export function listParameters(context: DocumentContext, resource: ResourceDefinition): JsonObject[] {
   const t = context.t;
   const fields = shownFields(resource).map(([name, field]) => [name, querySchema(field)] as const);
   const key = `-?(${fields.map(([name]) => name).join('|')})`;
