@@ -2010,6 +2010,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2095,6 +2096,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2289,6 +2291,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2374,6 +2377,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2571,6 +2575,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2657,6 +2662,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2854,6 +2860,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -2939,6 +2946,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3139,6 +3147,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3227,6 +3236,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3441,6 +3451,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3531,6 +3542,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3736,6 +3748,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3821,6 +3834,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -4299,6 +4313,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

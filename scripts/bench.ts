@@ -58,6 +58,7 @@ async function startService(dataDir: string): Promise<{ child: ChildProcess; url
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       LOG_LEVEL,
       SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? '',
     },

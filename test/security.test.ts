@@ -105,7 +105,10 @@ describe('token configuration', () => {
 
   for (const [label, env] of [
     ['a short token', { API_TOKENS: 'write:short' }],
-    ['an unknown scope', { API_TOKENS: `admin:${WRITE}` }],
+    ['an unknown scope', { API_TOKENS: `owner:${WRITE}` }],
+    ['a name that is not one', { API_TOKENS: `bad name=write:${WRITE}` }],
+    ['a name given twice', { API_TOKENS: `ci=write:${WRITE},ci=read:${READ}` }],
+    ['a token given twice', { API_TOKENS: `write:${WRITE},read:${WRITE}` }],
     ['a token with a space', { API_TOKENS: `write:${WRITE} x` }],
     ['a missing token file', { API_TOKENS_FILE: '/nonexistent/tokens' }],
   ] as const) {

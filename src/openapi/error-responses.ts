@@ -44,9 +44,9 @@ export function errors(...names: ErrorName[]): JsonObject {
 
 /** Errors any path of the service can answer with. */
 export const ALWAYS: ErrorName[] = ['NotFound', 'MethodNotAllowed', 'InternalError', 'Unavailable'];
-/** Added by bearer-token access on the configuration paths. */
-export const READ_ACCESS: ErrorName[] = ['Unauthorized', 'RateLimited'];
-export const WRITE_ACCESS: ErrorName[] = [...READ_ACCESS, 'Forbidden'];
+/** Added by bearer-token access wherever a token is needed: 401 (none, unknown, expired),
+ * 403 (scope, or an address outside the token's allowed_ips, reads included), 429. */
+export const ACCESS: ErrorName[] = ['Unauthorized', 'Forbidden', 'RateLimited'];
 export const BODY_ERRORS: ErrorName[] = ['MalformedJson', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed', 'WriteConflict'];
 
 /** Headers some error responses must carry. */

@@ -4,7 +4,7 @@ import { SORT_KEYS_MAX } from '../pipeline/parse-list-query.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
-import { ALWAYS, BODY_ERRORS, READ_ACCESS, WRITE_ACCESS, errors, type ErrorName } from './error-responses.js';
+import { ALWAYS, BODY_ERRORS, ACCESS, errors, type ErrorName } from './error-responses.js';
 import { querySchema } from './resource-schemas.js';
 
 /** `Tags` for tags, `StorageAreas` for storage-areas: operation ids read as English. */
@@ -53,7 +53,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
 
   const users = context.registry.referencesTo(resource).map((reference) => reference.resource.name);
   const guarded = resource.deletion.mode === 'hard' && resource.deletion.guarded !== undefined;
-  const deleteErrors: ErrorName[] = [...ALWAYS, ...WRITE_ACCESS, 'PreconditionFailed', 'BadQuery'];
+  const deleteErrors: ErrorName[] = [...ALWAYS, ...ACCESS, 'PreconditionFailed', 'BadQuery'];
   if (guarded || users.length > 0) deleteErrors.push('DeleteConflict');
   const change = (operationId: string, summary: string, operationDescription: string, suffix: string): JsonObject => ({
     operationId,
@@ -62,7 +62,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
     description: operationDescription,
     parameters: [parameterRef('IfMatch')],
     requestBody: body(suffix),
-    responses: { '200': updated, ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS, 'PreconditionFailed') },
+    responses: { '200': updated, ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS, 'PreconditionFailed') },
   });
 
   return [
@@ -76,7 +76,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           summary: t.list(resource.name),
           description: t.listDescription(description),
           parameters: listParameters(context, resource),
-          responses: { '200': { description: t.listed, content: json(ref(`${s}List`)) }, ...errors(...ALWAYS, ...READ_ACCESS, 'BadQuery') },
+          responses: { '200': { description: t.listed, content: json(ref(`${s}List`)) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
         },
         post: {
           operationId: `create${s}`,
@@ -86,7 +86,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           requestBody: body('Create'),
           responses: {
             '201': { description: t.created, headers: { Location: { $ref: '#/components/headers/Location' }, ...etag }, content: json(ref(`${s}Created`)) },
-            ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS),
+            ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS),
           },
         },
       },
@@ -104,7 +104,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           responses: {
             '200': { description: t.entry, headers: etag, content: json(ref(`${s}Item`)) },
             '304': { $ref: '#/components/responses/NotModified' },
-            ...errors(...ALWAYS, ...READ_ACCESS, 'BadQuery'),
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
           },
         },
         put: change(`replace${s}`, t.replace(resource.name), t.replaceDescription, 'Replace'),

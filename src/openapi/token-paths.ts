@@ -6,7 +6,7 @@ import { MAX_ID } from '../registry/field-types.js';
 import { TOKEN_PATTERN } from '../secrets/token-secrets.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
 import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
-import { ALWAYS, BODY_ERRORS, WRITE_ACCESS, errors } from './error-responses.js';
+import { ALWAYS, BODY_ERRORS, ACCESS, errors } from './error-responses.js';
 import { listParameters } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { tokenTexts } from './token-texts.js';
@@ -49,7 +49,7 @@ export function tokenPaths(context: DocumentContext): [string, JsonObject][] {
           summary: t.list,
           description: t.listDescription,
           parameters: listParameters(context, API_TOKENS),
-          responses: { '200': { description: context.t.listed, content: json(ref('TokenList')) }, ...errors(...ALWAYS, ...WRITE_ACCESS, 'BadQuery') },
+          responses: { '200': { description: context.t.listed, content: json(ref('TokenList')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
         },
         post: {
           operationId: 'createToken',
@@ -59,7 +59,7 @@ export function tokenPaths(context: DocumentContext): [string, JsonObject][] {
           requestBody: { required: true, content: { 'application/json': { schema: ref('TokenCreate'), example: API_TOKENS.example } } },
           responses: {
             '201': { description: t.created, headers: { Location: headerRef('Location') }, content: json(ref('TokenCreated')) },
-            ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS),
+            ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS),
           },
         },
       },
@@ -73,14 +73,14 @@ export function tokenPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.read,
           description: t.readDescription,
-          responses: { '200': { description: context.t.entry, content: json(ref('TokenItem')) }, ...errors(...ALWAYS, ...WRITE_ACCESS, 'BadQuery') },
+          responses: { '200': { description: context.t.entry, content: json(ref('TokenItem')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
         },
         delete: {
           operationId: 'revokeToken',
           ...common,
           summary: t.revoke,
           description: t.revokeDescription,
-          responses: { '200': { description: t.revoked, content: json(ref('Deleted')) }, ...errors(...ALWAYS, ...WRITE_ACCESS, 'BadQuery') },
+          responses: { '200': { description: t.revoked, content: json(ref('Deleted')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
         },
       },
     ],

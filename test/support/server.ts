@@ -79,6 +79,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       LOG_LEVEL: 'info',
       ...options.env,
     },
@@ -91,7 +92,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const listening = new Promise<string>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${output}`)), START_TIMEOUT_MS);
     const look = (): void => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      // The loopback address it listens on: 127.0.0.1, or [::1] with HOST=::1.
+      const match = /Server listening at (http:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)/.exec(output);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         done(match[1]);
@@ -194,6 +196,7 @@ export function runToExit(dataDir: string, env: Record<string, string>): { statu
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       ...env,
     },
     encoding: 'utf8',

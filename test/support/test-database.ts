@@ -55,8 +55,8 @@ async function mariadbQuery<T>(url: string, work: (connection: mysql.Connection)
   }
 }
 
-/** The tables of every resource the registry describes. */
-const TABLES = DEFAULT_REGISTRY.resources.map((resource) => resource.table);
+/** The tables of every resource the registry describes, and those of the API tokens. */
+const TABLES = [...DEFAULT_REGISTRY.resources.map((resource) => resource.table), 'api_tokens', 'api_token_state'];
 
 /** Every table's rows, as one text. One query at a time: a pg client queues concurrent
  * queries, and pg 9 will refuse them. */
