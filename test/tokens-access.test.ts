@@ -6,11 +6,8 @@
 // and IPv6.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runToExit, serverPerSuite, startServer } from './support/server.js';
+import { runOnceToExit, serverPerSuite, startServer } from './support/server.js';
 import { TAGS, TOKENS, TOKEN_SHAPE, assertHoldsNone, bearer, createToken, secret, tokenCreateCli, within } from './support/tokens.js';
 
 describe('the first token', () => {
@@ -76,14 +73,9 @@ describe('the first token', () => {
   });
 
   test('a non-loopback HOST with no token at all is refused, naming the ways to make one', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'config-api-tokens-'));
-    try {
-      const run = runToExit(dir, { HOST: '0.0.0.0', TOKEN_KEY_FILE: join(dir, 'token.key') });
-      assert.equal(run.status, 1);
-      assert.match(run.stderr, /no API token is configured.*token:create/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const run = runOnceToExit({ HOST: '0.0.0.0' });
+    assert.equal(run.status, 1);
+    assert.match(run.stderr, /no API token is configured.*token:create/);
   });
 });
 
@@ -145,14 +137,9 @@ describe('behind a trusted proxy (TRUST_PROXY=loopback)', () => {
 describe('TRUST_PROXY settings', () => {
   for (const value of ['true', '10.0.0.0/33', 'proxy.example']) {
     test(`TRUST_PROXY=${value} refuses to start`, () => {
-      const dir = mkdtempSync(join(tmpdir(), 'config-api-proxy-'));
-      try {
-        const run = runToExit(dir, { TRUST_PROXY: value, TOKEN_KEY_FILE: join(dir, 'token.key') });
-        assert.equal(run.status, 1);
-        assert.match(run.stderr, /TRUST_PROXY/);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      const run = runOnceToExit({ TRUST_PROXY: value });
+      assert.equal(run.status, 1);
+      assert.match(run.stderr, /TRUST_PROXY/);
     });
   }
 });

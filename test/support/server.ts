@@ -205,3 +205,13 @@ export function runToExit(dataDir: string, env: Record<string, string>): { statu
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
+
+/** runToExit on a throw-away data folder: a start that must fail. */
+export function runOnceToExit(env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'config-api-exit-'));
+  try {
+    return runToExit(dir, env);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
