@@ -1,15 +1,17 @@
 // `npm run bench`: throughput and p99 latency of the service next to its ceiling, a bare
 // node:http server that answers a body of the same size, on loopback, one process each.
 // Scenarios: GET by id, GET a list page of 100, POST, PATCH, at 10,000 and 1,000,000
-// servers (BENCH_SIZES). Prints a table; nothing here is a pass/fail test, except that a
-// run with errors or a lost acknowledged write exits non-zero.
+// servers (BENCH_SIZES). Then the cost of authentication: GET by id with a bearer token, with
+// 10 and with 10,000 managed tokens (BENCH_TOKENS), next to the same request to an anonymous
+// twin of the service. Prints tables; nothing here is a pass/fail test, except that a run
+// with errors or a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import SqliteDatabase from 'better-sqlite3';
+import { countServers, seedServers, seedTokens } from './support/seed.js';
 import { residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
@@ -19,6 +21,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const TOKEN_COUNTS = (process.env.BENCH_TOKENS ?? '10,10000').split(',').filter(Boolean).map(Number);
 
 interface Measure {
   requestsPerSecond: number;
@@ -32,11 +35,14 @@ interface Row {
   scenario: string;
   project: Measure;
   ceiling: Measure;
+  /** What `ceiling` measured: node:http, or the anonymous twin (authentication's cost). */
+  against: 'node:http' | 'anonymous';
 }
 
 interface Scenario {
   name: string;
   method: 'GET' | 'POST' | 'PATCH';
+  headers?: Record<string, string>;
   /** A fresh request each time: random ids, unique bodies. */
   next: () => { path: string; body?: string };
 }
@@ -102,17 +108,17 @@ async function ceilingServer(dataDir: string, status: number, body: string): Pro
   return { url: `http://127.0.0.1:${port}`, close: () => stopped(child, 'SIGTERM') };
 }
 
-/** The service and its ceiling, loaded in turns: a warm-up second each (JIT, caches), then
+/** The service and its ceiling (or any other server: `againstScenario`), loaded in turns: a warm-up second each (JIT, caches), then
  * ROUNDS rounds of SECONDS / ROUNDS each. This VM's speed drifts by up to 2x within minutes;
  * measured one after the other, the two sides would see different machines. */
-async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scenario): Promise<{ project: Measure; ceiling: Measure }> {
+async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scenario, againstScenario = scenario): Promise<{ project: Measure; ceiling: Measure }> {
   const project = emptyMeasure();
   const ceiling = emptyMeasure();
   project.acknowledged += (await run(serviceUrl, scenario, 1))['2xx'];
-  await run(ceilingUrl, scenario, 1);
+  await run(ceilingUrl, againstScenario, 1);
   for (let round = 0; round < ROUNDS; round++) {
     add(project, await run(serviceUrl, scenario, SECONDS / ROUNDS));
-    add(ceiling, await run(ceilingUrl, scenario, SECONDS / ROUNDS));
+    add(ceiling, await run(ceilingUrl, againstScenario, SECONDS / ROUNDS));
   }
   return { project: finish(project), ceiling: finish(ceiling) };
 }
@@ -141,40 +147,18 @@ function run(url: string, scenario: Scenario, seconds: number): Promise<autocann
     requests: [
       {
         method: scenario.method,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...scenario.headers },
         setupRequest: (request: any) => ({ ...request, ...scenario.next() }),
       },
     ],
   });
 }
 
-/** Fills the servers table directly: a million rows through HTTP would take minutes. */
-function seedServers(databaseFile: string, count: number): void {
-  const db = new SqliteDatabase(databaseFile);
-  const insert = db.prepare(
-    `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
-     values (?, 3306, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?)`,
-  );
-  const now = new Date().toISOString();
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `seed-${i}`, now, now);
-    db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
-  })();
-  db.close();
-}
-
-function countServers(databaseFile: string): number {
-  const db = new SqliteDatabase(databaseFile, { readonly: true });
-  const row = db.prepare('select count(*) as n from servers').get() as { n: number };
-  db.close();
-  return row.n;
-}
-
 async function sample(url: string, scenario: Scenario): Promise<{ status: number; body: string }> {
   const request = scenario.next();
   const response = await fetch(`${url}${request.path}`, {
     method: scenario.method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...scenario.headers },
     body: request.body,
   });
   return { status: response.status, body: await response.text() };
@@ -219,7 +203,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const { project, ceiling } = await sideBySide(url, ceilingProcess.url, scenario);
       await ceilingProcess.close();
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
-      results.push({ rows, scenario: scenario.name, project, ceiling });
+      results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
     }
     const rss = Math.round(residentMegabytes(child.pid!));
     notes.push(`${rows} servers: resident memory of the service after the run ${rss} MB`);
@@ -232,8 +216,50 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       notes.push('LOST ACKNOWLEDGED WRITES');
       process.exitCode = 1;
     }
+    if (TOKEN_COUNTS.length > 0) {
+      // A fresh process, as its anonymous twin will be.
+      const again = await startService(dataDir);
+      await benchTokens(rows, again.url, dataDir, results);
+      await stopped(again.child, 'SIGTERM');
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function until(holds: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error('the service did not take the seeded tokens in time');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/** GET by id with a bearer token, next to the same GET without one sent to an anonymous twin
+ * of the service (its own file, the same servers, no token), in turns: what authentication
+ * costs, with TOKEN_COUNTS managed tokens in the running service's database. */
+async function benchTokens(rows: number, url: string, dataDir: string, results: Row[]): Promise<void> {
+  const twinDir = mkdtempSync(join(tmpdir(), 'config-api-bench-twin-'));
+  try {
+    const first = await startService(twinDir);
+    await stopped(first.child, 'SIGTERM');
+    seedServers(join(twinDir, 'config.db'), rows);
+    const twin = await startService(twinDir);
+    const anonymous: Scenario = { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${1 + Math.floor(Math.random() * rows)}` }) };
+    let seeded = 0;
+    for (const count of TOKEN_COUNTS) {
+      const token = seedTokens(join(dataDir, 'config.db'), join(dataDir, 'token.key'), count - seeded);
+      seeded = count;
+      const headers = { authorization: `Bearer ${token}` };
+      // The service reads the tokens within a second; from then on a request needs one.
+      await until(async () => (await fetch(`${url}/en/api/config/servers/1`, { headers })).status === 200 && (await fetch(`${url}/healthz`)).ok);
+      const withToken: Scenario = { ...anonymous, name: `GET by id, ${count} tokens`, headers };
+      const { project, ceiling } = await sideBySide(url, twin.url, withToken, anonymous);
+      results.push({ rows, scenario: withToken.name, project, ceiling, against: 'anonymous' });
+    }
+    await stopped(twin.child, 'SIGTERM');
+  } finally {
+    rmSync(twinDir, { recursive: true, force: true });
   }
 }
 
@@ -251,21 +277,27 @@ async function main(): Promise<void> {
     `\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${SECONDS} s per measure in ${ROUNDS} rounds, ${CONNECTIONS} connections, ` +
       `LOG_LEVEL=${LOG_LEVEL}, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'default'}\n\n`,
   );
-  process.stdout.write('| servers | scenario | service req/s | service p99 ms | node:http req/s | node:http p99 ms | ratio | errors |\n');
-  process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|\n');
-  for (const r of results) {
-    const ratio = (r.project.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2);
-    process.stdout.write(
-      `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(19)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ` +
-        `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors, 3)} |\n`,
-    );
-    if (r.project.errors > 0) process.exitCode = 1;
+  for (const against of ['node:http', 'anonymous'] as const) {
+    const rows = results.filter((r) => r.against === against);
+    if (rows.length === 0) continue;
+    const side = against === 'node:http' ? 'service' : 'with token';
+    process.stdout.write(`| servers | scenario | ${side} req/s | ${side} p99 ms | ${against} req/s | ${against} p99 ms | ratio | errors |\n`);
+    process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|\n');
+    for (const r of rows) {
+      const ratio = (r.project.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2);
+      process.stdout.write(
+        `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(23)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ` +
+          `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors + r.ceiling.errors, 3)} |\n`,
+      );
+      if (r.project.errors + (against === 'anonymous' ? r.ceiling.errors : 0) > 0) process.exitCode = 1;
+    }
+    process.stdout.write('\n');
   }
   // How much slower each scenario is at the largest size than at the smallest.
   const smallest = Math.min(...SIZES);
   const largest = Math.max(...SIZES);
   if (largest > smallest) {
-    for (const r of results.filter((row) => row.rows === largest)) {
+    for (const r of results.filter((row) => row.rows === largest && row.against === 'node:http')) {
       const small = results.find((row) => row.rows === smallest && row.scenario === r.scenario);
       if (small === undefined) continue;
       const factor = (small.project.requestsPerSecond / r.project.requestsPerSecond).toFixed(2);
