@@ -4,10 +4,10 @@
 // looked at one by one (to name the fields); where it aborts the transaction (PostgreSQL),
 // the rules are looked at first and the indexes catch what races past the look.
 import type { Kysely, Transaction } from 'kysely';
-import { ApiError, fieldProblem } from '../errors/api-error.js';
-import { message } from '../messages/messages.js';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
+import { ApiError, fieldProblem } from '../errors/api-error.js';
+import { message } from '../messages/messages.js';
 import type { ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, secretContext, shownColumns, type Entry, type Row } from './entry-rows.js';
