@@ -36,8 +36,8 @@ export interface KnownToken {
 
 // 48 bits: buckets almost always hold one digest, even with 100,000 tokens.
 const BUCKET_CHARS = 8;
-// Managed tokens whose SHA-256 is remembered once seen; past this many, the others pay the HMAC.
-const VERIFIED_MAX = 100_000;
+// Tokens whose SHA-256 is remembered once seen; past this many, the others pay the HMAC.
+const SEEN_MAX = 100_000;
 
 class DigestTable {
   private readonly buckets = new Map<string, { digest: Buffer; token: KnownToken }[]>();
@@ -85,12 +85,13 @@ function known(caller: Caller, id: number | undefined, expiresAt: string | null,
 }
 
 export class TokenIndex {
-  private readonly environment = new DigestTable();
-  private readonly environmentCount: number;
+  /** By SHA-256: the environment tokens, and the managed ones seen since the last change. */
+  private readonly seen = new DigestTable();
+  private readonly environment: readonly EnvironmentToken[];
   /** Names a managed token may not take. */
   readonly environmentNames: ReadonlySet<string>;
+  /** By keyed digest: every managed token. */
   private readonly managed = new DigestTable();
-  private readonly verified = new DigestTable();
   private readonly byId = new Map<number, KnownToken>();
   private readonly digests = new Map<number, string>();
   private unsaved: KnownToken[] = [];
@@ -99,23 +100,23 @@ export class TokenIndex {
     environment: readonly EnvironmentToken[],
     private readonly keyedDigest: (token: string) => string,
   ) {
-    for (const token of environment) this.environment.add(token.fingerprint, known(token.caller, undefined, null, null));
-    this.environmentCount = environment.length;
+    this.environment = environment;
+    this.forgetSeen();
     this.environmentNames = new Set(environment.map((token) => token.caller.name));
   }
 
   /** Every token, environment and managed: none means anonymous access (on loopback only). */
   get size(): number {
-    return this.environmentCount + this.byId.size;
+    return this.environment.length + this.byId.size;
   }
 
   /** The token a request presents, if this process knows it (expired or not). */
   identify(token: string): KnownToken | undefined {
     const print = fingerprint(token);
-    const found = this.environment.find(print) ?? this.verified.find(print);
+    const found = this.seen.find(print);
     if (found !== undefined || this.byId.size === 0) return found;
     const managed = this.managed.find(this.keyedDigest(token));
-    if (managed !== undefined && this.verified.size < VERIFIED_MAX) this.verified.add(print, managed);
+    if (managed !== undefined && this.seen.size < SEEN_MAX) this.seen.add(print, managed);
     return managed;
   }
 
@@ -132,7 +133,7 @@ export class TokenIndex {
   replaceManaged(tokens: readonly ManagedToken[]): void {
     const previous = new Map(this.byId);
     this.managed.clear();
-    this.verified.clear();
+    this.forgetSeen();
     this.byId.clear();
     this.digests.clear();
     this.unsaved = [];
@@ -160,9 +161,15 @@ export class TokenIndex {
     this.digests.delete(id);
     // A table has no way back from a token to its digest: it is rebuilt from the survivors.
     this.managed.clear();
-    this.verified.clear();
+    this.forgetSeen();
     for (const [tokenId, token] of this.byId) this.managed.add(this.digests.get(tokenId)!, token);
     this.unsaved = this.unsaved.filter((token) => token.id !== id);
+  }
+
+  /** Only the environment tokens are known by their SHA-256 until managed ones are seen again. */
+  private forgetSeen(): void {
+    this.seen.clear();
+    for (const token of this.environment) this.seen.add(token.fingerprint, known(token.caller, undefined, null, null));
   }
 
   /** When this process last accepted the managed token `id` (ms), 0 if never. */
