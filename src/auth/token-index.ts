@@ -39,15 +39,21 @@ const BUCKET_CHARS = 8;
 // Tokens whose SHA-256 is remembered once seen; past this many, the others pay the HMAC.
 const SEEN_MAX = 100_000;
 
+// SHA-256 and HMAC-SHA-256 in base64url: 43 characters.
+const DIGEST_CHARS = 43;
+
 class DigestTable {
   private readonly buckets = new Map<string, { digest: Buffer; token: KnownToken }[]>();
   private count = 0;
+  /** Where a presented digest is written to be compared: no buffer made per request. */
+  private readonly presented = Buffer.alloc(DIGEST_CHARS);
 
   get size(): number {
     return this.count;
   }
 
   add(digest: string, token: KnownToken): void {
+    if (digest.length !== DIGEST_CHARS) throw new Error('a token digest is 43 base64url characters');
     const key = digest.slice(0, BUCKET_CHARS);
     const entry = { digest: Buffer.from(digest, 'latin1'), token };
     const bucket = this.buckets.get(key);
@@ -58,11 +64,11 @@ class DigestTable {
 
   find(digest: string): KnownToken | undefined {
     const bucket = this.buckets.get(digest.slice(0, BUCKET_CHARS));
-    if (bucket === undefined) return undefined;
-    const presented = Buffer.from(digest, 'latin1');
+    if (bucket === undefined || digest.length !== DIGEST_CHARS) return undefined;
+    this.presented.write(digest, 'latin1');
     let found: KnownToken | undefined;
     for (const entry of bucket) {
-      if (entry.digest.length === presented.length && timingSafeEqual(entry.digest, presented)) found = entry.token;
+      if (timingSafeEqual(entry.digest, this.presented)) found = entry.token;
     }
     return found;
   }
