@@ -3,16 +3,16 @@
 // Scenarios: GET by id, GET a list page of 100, POST, PATCH, at 10,000 and 1,000,000
 // servers (BENCH_SIZES). Then the cost of authentication: GET by id with a bearer token, with
 // 10 and with 10,000 managed tokens (BENCH_TOKENS), next to the same request to an anonymous
-// twin of the service. Prints tables; nothing here is a pass/fail test, except that a run
+// twin of the service (a copy of its database). Prints tables; nothing here is a pass/fail test, except that a run
 // with errors or a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { countServers, seedServers, seedTokens } from './support/seed.js';
-import { residentMegabytes } from './support/service-process.js';
+import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
@@ -115,7 +115,7 @@ async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scen
   const project = emptyMeasure();
   const ceiling = emptyMeasure();
   project.acknowledged += (await run(serviceUrl, scenario, 1))['2xx'];
-  await run(ceilingUrl, againstScenario, 1);
+  ceiling.acknowledged += (await run(ceilingUrl, againstScenario, 1))['2xx'];
   for (let round = 0; round < ROUNDS; round++) {
     add(project, await run(serviceUrl, scenario, SECONDS / ROUNDS));
     add(ceiling, await run(ceilingUrl, againstScenario, SECONDS / ROUNDS));
@@ -216,12 +216,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       notes.push('LOST ACKNOWLEDGED WRITES');
       process.exitCode = 1;
     }
-    if (TOKEN_COUNTS.length > 0) {
-      // A fresh process, as its anonymous twin will be.
-      const again = await startService(dataDir);
-      await benchTokens(rows, again.url, dataDir, results);
-      await stopped(again.child, 'SIGTERM');
-    }
+    if (TOKEN_COUNTS.length > 0) await benchTokens(rows, dataDir, results, notes);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -236,15 +231,18 @@ async function until(holds: () => Promise<boolean>): Promise<void> {
 }
 
 /** GET by id with a bearer token, next to the same GET without one sent to an anonymous twin
- * of the service (its own file, the same servers, no token), in turns: what authentication
- * costs, with TOKEN_COUNTS managed tokens in the running service's database. */
-async function benchTokens(rows: number, url: string, dataDir: string, results: Row[]): Promise<void> {
+ * of the service: a copy of its files as the write scenarios and the kill left them, without
+ * tokens. Both are started afresh, then loaded in turns: what authentication costs, with
+ * TOKEN_COUNTS managed tokens in the service's database. */
+async function benchTokens(rows: number, dataDir: string, results: Row[], notes: string[]): Promise<void> {
   const twinDir = mkdtempSync(join(tmpdir(), 'config-api-bench-twin-'));
+  for (const file of ['config.db', 'config.db-wal', 'secret.key']) {
+    if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(twinDir, file));
+  }
+  const service = await startService(dataDir);
+  const twin = await startService(twinDir);
+  const { url } = service;
   try {
-    const first = await startService(twinDir);
-    await stopped(first.child, 'SIGTERM');
-    seedServers(join(twinDir, 'config.db'), rows);
-    const twin = await startService(twinDir);
     const anonymous: Scenario = { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${1 + Math.floor(Math.random() * rows)}` }) };
     let seeded = 0;
     for (const count of TOKEN_COUNTS) {
@@ -254,11 +252,20 @@ async function benchTokens(rows: number, url: string, dataDir: string, results: 
       // The service reads the tokens within a second; from then on a request needs one.
       await until(async () => (await fetch(`${url}/en/api/config/servers/1`, { headers })).status === 200 && (await fetch(`${url}/healthz`)).ok);
       const withToken: Scenario = { ...anonymous, name: `GET by id, ${count} tokens`, headers };
+      // CPU time per request: on this shared VM, steadier than throughput (both sides idle but for their turns).
+      const cpuBefore = [cpuMilliseconds(service.child.pid!), cpuMilliseconds(twin.child.pid!)];
       const { project, ceiling } = await sideBySide(url, twin.url, withToken, anonymous);
+      const [mine, theirs] = [cpuMilliseconds(service.child.pid!) - cpuBefore[0]!, cpuMilliseconds(twin.child.pid!) - cpuBefore[1]!];
+      const perRequest = [(mine * 1000) / project.acknowledged, (theirs * 1000) / ceiling.acknowledged];
+      notes.push(
+        `${withToken.name}: CPU per request ${perRequest[0]!.toFixed(1)} µs with the token, ${perRequest[1]!.toFixed(1)} µs anonymous ` +
+          `(${((perRequest[0]! / perRequest[1]! - 1) * 100).toFixed(1)} %)`,
+      );
       results.push({ rows, scenario: withToken.name, project, ceiling, against: 'anonymous' });
     }
-    await stopped(twin.child, 'SIGTERM');
   } finally {
+    await stopped(twin.child, 'SIGTERM');
+    await stopped(service.child, 'SIGTERM');
     rmSync(twinDir, { recursive: true, force: true });
   }
 }
