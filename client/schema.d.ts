@@ -774,6 +774,87 @@ export interface paths {
         patch: operations["updateSshKey"];
         trace?: never;
     };
+    "/{lang}/api/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the API tokens
+         * @description The managed tokens (not those of API_TOKENS), never their secret, newest first unless `sort` says otherwise. `last_used_at` is exact for uses through this instance, and up to a minute late for uses through others. Admin tokens only.
+         */
+        get: operations["listTokens"];
+        put?: never;
+        /**
+         * Create an API token
+         * @description The answer holds the token (`token`) this once: the service stores only a keyed digest of it and cannot show it again. `expires_at` must lie in the future; `allowed_ips` lists the IPv4 and IPv6 networks it may be used from. The name must be unique, among the tokens of API_TOKENS too. Admin tokens only.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listTokensOptions"];
+        /**
+         * List the API tokens (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listTokensHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one API token
+         * @description The token’s description, never its secret. Admin tokens only.
+         */
+        get: operations["getToken"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description Deletes the token: this instance refuses it from the answer on, every other instance on the same database within seconds. Admin tokens only.
+         */
+        delete: operations["revokeToken"];
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getTokenOptions"];
+        /**
+         * Read one API token (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getTokenHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/openApi": {
         parameters: {
             query?: never;
@@ -2772,6 +2853,108 @@ export interface components {
                 mode: "hard" | "soft";
             }[];
         };
+        /**
+         * @description Bearer tokens with a name, a scope, an optional expiry and optional client networks. The token itself is shown once, when it is created.
+         * @example {
+         *       "id": 1,
+         *       "name": "collector-paris",
+         *       "scope": "read",
+         *       "expires_at": "2030-01-01T00:00:00.000Z",
+         *       "allowed_ips": [
+         *         "10.20.0.0/16",
+         *         "2001:db8:20::/48"
+         *       ],
+         *       "last_used_at": null,
+         *       "created_at": "2025-01-31T08:30:00.000Z",
+         *       "updated_at": "2025-01-31T08:30:00.000Z"
+         *     }
+         */
+        Token: {
+            /** @description Assigned by the service. */
+            readonly id: number;
+            /** @description Unique name, shown as the actor of the changes made with the token. */
+            name: string;
+            /**
+             * @description read: GET only; write: every configuration operation; admin: write and the token endpoints.
+             * @enum {string}
+             */
+            scope: "read" | "write" | "admin";
+            /**
+             * @description When the token stops working (then 401); null: never. Must be in the future.
+             * @default null
+             */
+            expires_at: string | null;
+            /**
+             * @description IPv4 and IPv6 networks (CIDR) the token may be used from (else 403); null: any address.
+             * @default null
+             */
+            allowed_ips: string[] | null;
+            /**
+             * @description When a request last used the token, up to a minute late; null: never.
+             * @default null
+             */
+            readonly last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        TokenCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /** @description Unique name, shown as the actor of the changes made with the token. */
+            name: string;
+            /**
+             * @description read: GET only; write: every configuration operation; admin: write and the token endpoints.
+             * @enum {string}
+             */
+            scope: "read" | "write" | "admin";
+            /**
+             * @description When the token stops working (then 401); null: never. Must be in the future.
+             * @default null
+             */
+            expires_at?: string | null;
+            /**
+             * @description IPv4 and IPv6 networks (CIDR) the token may be used from (else 403); null: any address.
+             * @default null
+             */
+            allowed_ips?: string[] | null;
+            /** @description When a request last used the token, up to a minute late; null: never. */
+            readonly last_used_at?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
+        };
+        TokenList: {
+            items: components["schemas"]["Token"][];
+            /** @description Entries that match the filters, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        TokenItem: {
+            item: components["schemas"]["Token"];
+        };
+        TokenCreated: {
+            id: number;
+            /** @description The token, to send as `Authorization: Bearer …`. Shown in this answer only: keep it now. */
+            readonly token: string;
+            item: components["schemas"]["Token"];
+        };
         Deleted: {
             id: number;
             /** @constant */
@@ -2886,23 +3069,13 @@ export interface components {
                 };
             };
         };
-        /** @description Tokens are configured and the request has no valid bearer token (UNAUTHORIZED). */
+        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one (UNAUTHORIZED; `detail` says which). */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Unauthorized",
-                 *       "status": 401,
-                 *       "code": "UNAUTHORIZED",
-                 *       "detail": "This API needs a bearer token: send Authorization: Bearer <token>.",
-                 *       "error": "This API needs a bearer token: send Authorization: Bearer <token>."
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     status?: 401;
@@ -2911,22 +3084,12 @@ export interface components {
                 };
             };
         };
-        /** @description The token may only read (FORBIDDEN). */
+        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips` (FORBIDDEN). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "about:blank",
-                 *       "title": "Forbidden",
-                 *       "status": 403,
-                 *       "code": "FORBIDDEN",
-                 *       "detail": "This token may only read; POST needs a write token.",
-                 *       "error": "This token may only read; POST needs a write token."
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"] & {
                     /** @constant */
                     status?: 403;
@@ -3267,10 +3430,17 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Tokens are configured and the request has no valid bearer token (UNAUTHORIZED). */
+        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one (UNAUTHORIZED; `detail` says which). */
         UnauthorizedWithoutBody: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips` (FORBIDDEN). */
+        ForbiddenWithoutBody: {
+            headers: {
                 [name: string]: unknown;
             };
             content?: never;
@@ -3410,6 +3580,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3533,6 +3704,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3584,6 +3756,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -3682,6 +3855,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -3824,6 +3998,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3864,6 +4039,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -3982,6 +4158,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -4105,6 +4282,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4156,6 +4334,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -4254,6 +4433,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -4396,6 +4576,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4436,6 +4617,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -4556,6 +4738,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -4680,6 +4863,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4733,6 +4917,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -4831,6 +5016,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -4974,6 +5160,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5014,6 +5201,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -5133,6 +5321,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -5255,6 +5444,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5306,6 +5496,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -5404,6 +5595,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -5545,6 +5737,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5585,6 +5778,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -5709,6 +5903,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -5834,6 +6029,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -5891,6 +6087,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -5989,6 +6186,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -6133,6 +6331,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -6173,6 +6372,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -6314,6 +6514,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -6445,6 +6646,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -6516,6 +6718,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -6614,6 +6817,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -6764,6 +6968,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -6804,6 +7009,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -6956,6 +7162,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7009,6 +7216,7 @@ export interface operations {
             };
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -7132,6 +7340,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7183,6 +7392,7 @@ export interface operations {
             };
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -7281,6 +7491,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
@@ -7423,6 +7634,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7463,6 +7675,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             404: components["responses"]["NotFoundWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
@@ -7532,6 +7745,344 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listTokens: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `scope` equals this value. */
+                scope?: "read" | "write" | "admin";
+                /** @description Only entries whose `expires_at` equals this value. */
+                expires_at?: string;
+                /** @description Only entries whose `allowed_ips` equals this value. */
+                allowed_ips?: string[];
+                /** @description Only entries whose `last_used_at` equals this value. */
+                last_used_at?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "collector-paris",
+                 *       "scope": "read",
+                 *       "expires_at": "2030-01-01T00:00:00.000Z",
+                 *       "allowed_ips": [
+                 *         "10.20.0.0/16",
+                 *         "2001:db8:20::/48"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Created; the answer carries the token, once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenCreated"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTokensOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTokensHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `scope` equals this value. */
+                scope?: "read" | "write" | "admin";
+                /** @description Only entries whose `expires_at` equals this value. */
+                expires_at?: string;
+                /** @description Only entries whose `allowed_ips` equals this value. */
+                allowed_ips?: string[];
+                /** @description Only entries whose `last_used_at` equals this value. */
+                last_used_at?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    getToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenItem"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTokenOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTokenHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
     getOpenApiDocument: {
@@ -7929,6 +8480,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -7946,6 +8498,7 @@ export interface operations {
         responses: {
             204: components["responses"]["Allowed"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -7968,6 +8521,7 @@ export interface operations {
                 content?: never;
             };
             401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
             405: components["responses"]["MethodNotAllowedWithoutBody"];
             429: components["responses"]["RateLimitedWithoutBody"];
             500: components["responses"]["InternalErrorWithoutBody"];

@@ -79,6 +79,7 @@ async function measure(workers: number): Promise<Record<string, Measure>> {
       WORKERS: String(workers),
       DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dataDir, 'config.db')}`,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
     },
     workers,
   );

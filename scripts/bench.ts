@@ -2,17 +2,20 @@
 // node:http server that answers a body of the same size, on loopback, one process each.
 // Scenarios: GET by id, GET a list page of 100 (plain, and filtered by tag and by client),
 // POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with 1,000 clients and 100
-// tags; then bulk writes (scripts/support/fleet-bench.ts). Prints a table; nothing here is a
-// pass/fail test, except that a run with errors or a lost acknowledged write exits non-zero.
+// tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost of authentication:
+// GET by id with a bearer token, with 10 and with 10,000 managed tokens (BENCH_TOKENS), next
+// to the same request to an anonymous twin of the service (a copy of its database). Prints
+// tables; nothing here is a pass/fail test, except that a run with errors or a lost
+// acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import SqliteDatabase from 'better-sqlite3';
-import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS, seedFleet } from './support/fleet-bench.js';
-import { residentMegabytes } from './support/service-process.js';
+import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
+import { countServers, seedServers, seedTokens } from './support/seed.js';
+import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
@@ -21,6 +24,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const TOKEN_COUNTS = (process.env.BENCH_TOKENS ?? '10,10000').split(',').filter(Boolean).map(Number);
 
 interface Measure {
   requestsPerSecond: number;
@@ -34,11 +38,14 @@ interface Row {
   scenario: string;
   project: Measure;
   ceiling: Measure;
+  /** What `ceiling` measured: node:http, or the anonymous twin (authentication's cost). */
+  against: 'node:http' | 'anonymous';
 }
 
 interface Scenario {
   name: string;
   method: 'GET' | 'POST' | 'PATCH';
+  headers?: Record<string, string>;
   /** A fresh request each time: random ids, unique bodies. */
   next: () => { path: string; body?: string };
 }
@@ -60,6 +67,7 @@ async function startService(dataDir: string): Promise<{ child: ChildProcess; url
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       LOG_LEVEL,
       SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? '',
     },
@@ -103,17 +111,17 @@ async function ceilingServer(dataDir: string, status: number, body: string): Pro
   return { url: `http://127.0.0.1:${port}`, close: () => stopped(child, 'SIGTERM') };
 }
 
-/** The service and its ceiling, loaded in turns: a warm-up second each (JIT, caches), then
+/** The service and its ceiling (or any other server: `againstScenario`), loaded in turns: a warm-up second each (JIT, caches), then
  * ROUNDS rounds of SECONDS / ROUNDS each. This VM's speed drifts by up to 2x within minutes;
  * measured one after the other, the two sides would see different machines. */
-async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scenario): Promise<{ project: Measure; ceiling: Measure }> {
+async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scenario, againstScenario = scenario): Promise<{ project: Measure; ceiling: Measure }> {
   const project = emptyMeasure();
   const ceiling = emptyMeasure();
   project.acknowledged += (await run(serviceUrl, scenario, 1))['2xx'];
-  await run(ceilingUrl, scenario, 1);
+  ceiling.acknowledged += (await run(ceilingUrl, againstScenario, 1))['2xx'];
   for (let round = 0; round < ROUNDS; round++) {
     add(project, await run(serviceUrl, scenario, SECONDS / ROUNDS));
-    add(ceiling, await run(ceilingUrl, scenario, SECONDS / ROUNDS));
+    add(ceiling, await run(ceilingUrl, againstScenario, SECONDS / ROUNDS));
   }
   return { project: finish(project), ceiling: finish(ceiling) };
 }
@@ -142,42 +150,18 @@ function run(url: string, scenario: Scenario, seconds: number): Promise<autocann
     requests: [
       {
         method: scenario.method,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...scenario.headers },
         setupRequest: (request: any) => ({ ...request, ...scenario.next() }),
       },
     ],
   });
 }
 
-/** Fills the servers table directly: a million rows through HTTP would take minutes. */
-function seedServers(databaseFile: string, count: number): void {
-  const db = new SqliteDatabase(databaseFile);
-  const insert = db.prepare(
-    `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
-     values (?, 3306, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?)`,
-  );
-  const now = new Date().toISOString();
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `seed-${i}`, now, now);
-    db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
-    seedFleet(db, count, now);
-  })();
-  db.exec('analyze');
-  db.close();
-}
-
-function countServers(databaseFile: string): number {
-  const db = new SqliteDatabase(databaseFile, { readonly: true });
-  const row = db.prepare('select count(*) as n from servers').get() as { n: number };
-  db.close();
-  return row.n;
-}
-
 async function sample(url: string, scenario: Scenario): Promise<{ status: number; body: string }> {
   const request = scenario.next();
   const response = await fetch(`${url}${request.path}`, {
     method: scenario.method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...scenario.headers },
     body: request.body,
   });
   return { status: response.status, body: await response.text() };
@@ -228,7 +212,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const { project, ceiling } = await sideBySide(url, ceilingProcess.url, scenario);
       await ceilingProcess.close();
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
-      results.push({ rows, scenario: scenario.name, project, ceiling });
+      results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
     }
     const bulk = await bulkFigures(url);
     acknowledgedCreates += bulk.acknowledged;
@@ -244,8 +228,57 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       notes.push('LOST ACKNOWLEDGED WRITES');
       process.exitCode = 1;
     }
+    if (TOKEN_COUNTS.length > 0) await benchTokens(rows, dataDir, results, notes);
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function until(holds: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error('the service did not take the seeded tokens in time');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/** GET by id with a bearer token, next to the same GET without one sent to an anonymous twin
+ * of the service: a copy of its files as the write scenarios and the kill left them, without
+ * tokens. Both are started afresh, then loaded in turns: what authentication costs, with
+ * TOKEN_COUNTS managed tokens in the service's database. */
+async function benchTokens(rows: number, dataDir: string, results: Row[], notes: string[]): Promise<void> {
+  const twinDir = mkdtempSync(join(tmpdir(), 'config-api-bench-twin-'));
+  for (const file of ['config.db', 'config.db-wal', 'secret.key']) {
+    if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(twinDir, file));
+  }
+  const service = await startService(dataDir);
+  const twin = await startService(twinDir);
+  const { url } = service;
+  try {
+    const anonymous: Scenario = { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${1 + Math.floor(Math.random() * rows)}` }) };
+    let seeded = 0;
+    for (const count of TOKEN_COUNTS) {
+      const token = seedTokens(join(dataDir, 'config.db'), join(dataDir, 'token.key'), count - seeded);
+      seeded = count;
+      const headers = { authorization: `Bearer ${token}` };
+      // The service reads the tokens within a second; from then on a request needs one.
+      await until(async () => (await fetch(`${url}/en/api/config/servers/1`, { headers })).status === 200 && (await fetch(`${url}/healthz`)).ok);
+      const withToken: Scenario = { ...anonymous, name: `GET by id, ${count} tokens`, headers };
+      // CPU time per request: on this shared VM, steadier than throughput (both sides idle but for their turns).
+      const cpuBefore = [cpuMilliseconds(service.child.pid!), cpuMilliseconds(twin.child.pid!)];
+      const { project, ceiling } = await sideBySide(url, twin.url, withToken, anonymous);
+      const [mine, theirs] = [cpuMilliseconds(service.child.pid!) - cpuBefore[0]!, cpuMilliseconds(twin.child.pid!) - cpuBefore[1]!];
+      const perRequest = [(mine * 1000) / project.acknowledged, (theirs * 1000) / ceiling.acknowledged];
+      notes.push(
+        `${withToken.name}: CPU per request ${perRequest[0]!.toFixed(1)} µs with the token, ${perRequest[1]!.toFixed(1)} µs anonymous ` +
+          `(${((perRequest[0]! / perRequest[1]! - 1) * 100).toFixed(1)} %)`,
+      );
+      results.push({ rows, scenario: withToken.name, project, ceiling, against: 'anonymous' });
+    }
+  } finally {
+    await stopped(twin.child, 'SIGTERM');
+    await stopped(service.child, 'SIGTERM');
+    rmSync(twinDir, { recursive: true, force: true });
   }
 }
 
@@ -263,21 +296,27 @@ async function main(): Promise<void> {
     `\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${SECONDS} s per measure in ${ROUNDS} rounds, ${CONNECTIONS} connections, ` +
       `LOG_LEVEL=${LOG_LEVEL}, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'default'}\n\n`,
   );
-  process.stdout.write('| servers | scenario | service req/s | service p99 ms | node:http req/s | node:http p99 ms | ratio | errors |\n');
-  process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|\n');
-  for (const r of results) {
-    const ratio = (r.project.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2);
-    process.stdout.write(
-      `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(19)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ` +
-        `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors, 3)} |\n`,
-    );
-    if (r.project.errors > 0) process.exitCode = 1;
+  for (const against of ['node:http', 'anonymous'] as const) {
+    const rows = results.filter((r) => r.against === against);
+    if (rows.length === 0) continue;
+    const side = against === 'node:http' ? 'service' : 'with token';
+    process.stdout.write(`| servers | scenario | ${side} req/s | ${side} p99 ms | ${against} req/s | ${against} p99 ms | ratio | errors |\n`);
+    process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|\n');
+    for (const r of rows) {
+      const ratio = (r.project.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2);
+      process.stdout.write(
+        `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(23)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ` +
+          `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors + r.ceiling.errors, 3)} |\n`,
+      );
+      if (r.project.errors + (against === 'anonymous' ? r.ceiling.errors : 0) > 0) process.exitCode = 1;
+    }
+    process.stdout.write('\n');
   }
   // How much slower each scenario is at the largest size than at the smallest.
   const smallest = Math.min(...SIZES);
   const largest = Math.max(...SIZES);
   if (largest > smallest) {
-    for (const r of results.filter((row) => row.rows === largest)) {
+    for (const r of results.filter((row) => row.rows === largest && row.against === 'node:http')) {
       const small = results.find((row) => row.rows === smallest && row.scenario === r.scenario);
       if (small === undefined) continue;
       const factor = (small.project.requestsPerSecond / r.project.requestsPerSecond).toFixed(2);

@@ -53,6 +53,7 @@ async function main(): Promise<void> {
   const service = await startService({
     DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${join(dataDir, 'config.db')}`,
     SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+    TOKEN_KEY_FILE: join(dataDir, 'token.key'),
   });
   const run = Date.now().toString(36);
   const tagIds: number[] = [];

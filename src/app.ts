@@ -8,7 +8,9 @@ import type { Migration } from './db/migrations/ddl.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
+import apiTokensPlugin from './http/plugins/api-tokens.js';
 import authenticationPlugin from './http/plugins/authentication.js';
+import authorizationPlugin from './http/plugins/authorization.js';
 import databasePlugin from './http/plugins/database.js';
 import jsonBodyPlugin from './http/plugins/json-body.js';
 import metricsPlugin from './http/plugins/metrics.js';
@@ -24,6 +26,7 @@ import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
 import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
+import tokenRoutes from './http/routes/tokens.js';
 
 // A caller's request id is kept only if it cannot smuggle anything into a log line.
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -80,6 +83,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: frameworkErrorHandler(config.bodyLimit),
+    // Whether X-Forwarded-For gives request.ip (allowed_ips, rate limit): TRUST_PROXY, off by default.
+    trustProxy: config.trustProxy,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
   });
@@ -94,15 +99,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(connectionLimitPlugin, { maxConnections: config.maxConnections });
   // Half the grace period to take in the connections already queued, half to answer them.
   await app.register(connectionDrainPlugin, { acceptDrainMs: config.shutdownGraceMs / 2 });
-  await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute, tokens: config.apiTokens });
-  await app.register(authenticationPlugin, { tokens: config.apiTokens });
+  // Identify the caller, count it against its budget, then decide: in this order.
+  await app.register(authenticationPlugin, { config });
+  await app.register(rateLimitPlugin, { perMinute: config.rateLimitPerMinute });
+  await app.register(authorizationPlugin, { host: config.host });
   await app.register(jsonBodyPlugin);
   await app.register(secretBoxPlugin, { config });
   await app.register(databasePlugin, { config, registry, ...(options.migrations === undefined ? {} : { migrations: options.migrations }) });
+  await app.register(apiTokensPlugin, { config });
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);
   await app.register(configApiRoutes);
+  await app.register(tokenRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);
   await app.register(healthRoutes);

@@ -2,7 +2,6 @@
 // a cluster of workers this process supervises.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
-import { assertExposureAllowed } from './auth/exposure-guard.js';
 import { runPrimary } from './run-primary.js';
 import { ConfigError, loadConfig } from './config/config.js';
 import { runServer } from './run-server.js';
@@ -16,7 +15,6 @@ const HEAP_GROWING_PERCENT = 50;
 async function main(): Promise<void> {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const config = loadConfig();
-  assertExposureAllowed(config.host, config.apiTokens.length);
   if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
   else await runServer(config);
 }

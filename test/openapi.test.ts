@@ -195,10 +195,15 @@ describe('the OpenAPI document', () => {
     const unauthorized = document.components.responses.Unauthorized;
     assert.equal(unauthorized.headers['WWW-Authenticate'].$ref, '#/components/headers/WWWAuthenticate');
     for (const { path, method, operation } of operations(document)) {
-      if (operation.security !== undefined) continue;
+      if (operation.security?.length === 0) continue;
       assert.ok(operation.responses['401'], `${method} ${path} declares 401`);
-      const write = !['get', 'head', 'options'].includes(method);
-      assert.equal(operation.responses['403'] !== undefined, write, `${method} ${path}: 403 only on writes`);
+      // A write with a read token, and any request from outside a token's allowed_ips.
+      assert.ok(operation.responses['403'], `${method} ${path} declares 403`);
+    }
+    for (const path of ['/{lang}/api/tokens', '/{lang}/api/tokens/{id}']) {
+      for (const operation of Object.values(document.paths[path]).filter((o: any) => o.operationId) as any[]) {
+        assert.deepEqual(operation.security, [{}, { bearerAuth: ['admin'] }], `${operation.operationId} is for admins`);
+      }
     }
   });
 
@@ -291,7 +296,12 @@ describe('the OpenAPI document', () => {
     }
     for (const [name, response] of Object.entries(document.components.responses) as [string, any][]) {
       const media = response.content?.['application/problem+json'];
-      if (media !== undefined) check(media.schema, media.example, `responses.${name}`);
+      if (media === undefined) continue;
+      if (media.examples !== undefined) {
+        for (const [key, example] of Object.entries(media.examples) as [string, any][]) check(media.schema, example.value, `responses.${name}.${key}`);
+      } else {
+        check(media.schema, media.example, `responses.${name}`);
+      }
     }
     for (const { path, method, operation } of operations(document)) {
       const media = operation.requestBody?.content?.['application/json'];

@@ -14,7 +14,8 @@ function plan(method: string, path: string, input: Partial<HttpInput> = {}): Pla
   const [lang, resource, id] = path.split('/');
   const endpoint = id === undefined ? 'collection' : 'item';
   const target = resolveTarget(registry, endpoint, { lang, resource, id }, method);
-  const request = parseRequest(target, { method, query: {}, body: undefined, ifMatch: undefined, ifNoneMatch: undefined, ...input });
+  const caller = { name: 'deploy-bot', scope: 'write' } as const;
+  const request = parseRequest(target, { method, query: {}, body: undefined, ifMatch: undefined, ifNoneMatch: undefined, caller, ...input });
   return planRequest(registry, request);
 }
 
@@ -38,6 +39,7 @@ describe('write plans', () => {
     assert.equal(created.id, undefined);
     assert.equal(created.lang, 'en');
     assert.deepEqual(created.references, []);
+    assert.equal(created.actor, 'deploy-bot', 'the change log will name who made it');
     assert.equal(created.dryRun, false);
   });
 

@@ -9,23 +9,13 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { OWN_CONNECTION, runToExit, serverPerSuite, startServer } from './support/server.js';
+import { OWN_CONNECTION, runOnceToExit, serverPerSuite, startServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
 const WRITE = `w-${randomBytes(16).toString('hex')}`;
 const READ = `r-${randomBytes(16).toString('hex')}`;
 const TAGS = '/en/api/config/tags';
 const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
-
-/** A start that must fail, on a throw-away data folder. */
-function startDirectly(env: Record<string, string>): { status: number | null; stderr: string; stdout: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'config-api-sec-'));
-  try {
-    return runToExit(dir, env);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('with tokens configured', () => {
   const server = serverPerSuite({ env: { API_TOKENS: `write:${WRITE},read:${READ}` } });
@@ -105,12 +95,15 @@ describe('token configuration', () => {
 
   for (const [label, env] of [
     ['a short token', { API_TOKENS: 'write:short' }],
-    ['an unknown scope', { API_TOKENS: `admin:${WRITE}` }],
+    ['an unknown scope', { API_TOKENS: `owner:${WRITE}` }],
+    ['a name that is not one', { API_TOKENS: `bad name=write:${WRITE}` }],
+    ['a name given twice', { API_TOKENS: `ci=write:${WRITE},ci=read:${READ}` }],
+    ['a token given twice', { API_TOKENS: `write:${WRITE},read:${WRITE}` }],
     ['a token with a space', { API_TOKENS: `write:${WRITE} x` }],
     ['a missing token file', { API_TOKENS_FILE: '/nonexistent/tokens' }],
   ] as const) {
     test(`refuses to start with ${label}, naming the setting but not the token`, () => {
-      const run = startDirectly(env);
+      const run = runOnceToExit(env);
       assert.notEqual(run.status, 0);
       assert.match(run.stderr, /API_TOKENS/);
       assert.ok(!run.stderr.includes(WRITE), 'the message repeats the token');
@@ -120,7 +113,7 @@ describe('token configuration', () => {
 
   test('no tokens and a non-loopback HOST: refuses to start with a clear message', () => {
     for (const host of ['0.0.0.0', '::', '192.0.2.1']) {
-      const run = startDirectly({ HOST: host });
+      const run = runOnceToExit({ HOST: host });
       assert.notEqual(run.status, 0, host);
       assert.match(run.stderr, /not a loopback address and no API token is configured/);
       assert.doesNotMatch(run.stdout, /Server listening/);

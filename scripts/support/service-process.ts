@@ -56,3 +56,10 @@ export function residentMegabytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
+
+/** CPU time a process has used so far, user and system, in milliseconds (Linux /proc). */
+export function cpuMilliseconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -1,6 +1,7 @@
 // Everything the service reads from its environment, parsed once at start-up so that a
 // wrong setting stops the process with a clear message instead of failing on first use.
-import { loadApiTokens, type ApiToken } from '../auth/api-tokens.js';
+import proxyAddr from '@fastify/proxy-addr';
+import { loadApiTokens, type EnvironmentToken } from '../auth/api-tokens.js';
 import { ConfigError } from '../errors/config-error.js';
 import { dialectOf, type ConnectOptions } from '../db/connect.js';
 
@@ -21,8 +22,14 @@ export interface Config {
   databaseQueryTimeoutMs: number;
   /** How long SIGTERM/SIGINT may wait for in-flight requests before the process gives up. */
   shutdownGraceMs: number;
-  /** Bearer tokens; none configured means anonymous access, on a loopback HOST only. */
-  apiTokens: ApiToken[];
+  /** Bearer tokens of API_TOKENS/API_TOKENS_FILE; with no managed token either, access is
+   * anonymous, on a loopback HOST only. */
+  apiTokens: EnvironmentToken[];
+  /** Raw TOKEN_KEY (the key of the managed tokens' digests); when absent a key file is used. */
+  tokenKey: string | undefined;
+  tokenKeyFile: string;
+  /** The proxies whose X-Forwarded-For gives the client address (Fastify's trustProxy). */
+  trustProxy: false | string[];
   /** Requests a minute per token (or per address when anonymous); 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** Slow or stuck clients: time to send the headers, the whole request, and idle keep-alive. */
@@ -57,6 +64,21 @@ function booleanSetting(env: NodeJS.ProcessEnv, name: string, fallback: boolean)
   const value = raw.toLowerCase();
   if (value !== 'true' && value !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
   return value === 'true';
+}
+
+/** TRUST_PROXY: off by default; else the proxies, as addresses, CIDR ranges and the names
+ * loopback, linklocal, uniquelocal (read by proxy-addr, as Fastify's trustProxy). Never every
+ * hop (`true`): any client could then choose its own address. */
+function trustProxySetting(raw: string | undefined): false | string[] {
+  const text = raw?.trim() ?? '';
+  if (text === '' || text === 'false') return false;
+  const entries = text.split(',').map((entry) => entry.trim());
+  try {
+    proxyAddr.compile(entries);
+  } catch {
+    throw new ConfigError('TRUST_PROXY must be a comma list of the proxies: addresses, CIDR ranges, loopback, linklocal or uniquelocal');
+  }
+  return entries;
 }
 
 export function connectOptions(config: Config): ConnectOptions {
@@ -101,6 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseQueryTimeoutMs: integerSetting(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
     shutdownGraceMs: integerSetting(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
     apiTokens: loadApiTokens(env),
+    tokenKey: env.TOKEN_KEY || undefined,
+    tokenKeyFile: env.TOKEN_KEY_FILE || './data/token.key',
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
     rateLimitPerMinute: integerSetting(env, 'RATE_LIMIT_PER_MINUTE', 0, 0, 10_000_000),
     headersTimeoutMs,
     requestTimeoutMs,

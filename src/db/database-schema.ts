@@ -10,6 +10,29 @@ export interface ResourceCountsTable {
   live: number;
 }
 
+/** Managed API tokens: the columns the token store reads and writes beside the registry-driven
+ * ones (the entry's fields are described by src/store/api-token-definition.ts). */
+export interface ApiTokensTable {
+  id: number;
+  name: string;
+  scope: string;
+  /** HMAC-SHA-256 of the token under the token key, base64url; never the token. */
+  digest: string;
+  expires_at: string | null;
+  /** JSON array of CIDR ranges. */
+  allowed_ips: string | null;
+  last_used_at: string | null;
+}
+
+/** One row (id 1): moved by every token creation and revocation; the token key's check value. */
+export interface ApiTokenStateTable {
+  id: number;
+  generation: number;
+  key_check: string | null;
+}
+
 export interface Database {
   resource_counts: ResourceCountsTable;
+  api_tokens: ApiTokensTable;
+  api_token_state: ApiTokenStateTable;
 }

@@ -10,12 +10,16 @@ export interface RouteFacts {
   readonly label: string;
   /** The probes: health, readiness and metrics (their `config.probe`). */
   readonly probe: boolean;
+  /** Only an admin token may use the route (the token endpoints; their `config.admin`). */
+  readonly admin: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Health, readiness and metrics: public, and logged at debug. */
     probe?: boolean;
+    /** The token endpoints: admin tokens only. */
+    admin?: boolean;
   }
   interface FastifyRequest {
     routeFacts: RouteFacts | null | undefined;
@@ -29,7 +33,8 @@ export function routeFacts(request: FastifyRequest): RouteFacts {
   // over-long path segment, a bad URL), which skip the decorators.
   if (request.routeFacts === null || request.routeFacts === undefined) {
     const options = request.routeOptions;
-    request.routeFacts = { label: options.url ?? UNMATCHED_ROUTE, probe: options.config?.probe === true };
+    const config = options.config;
+    request.routeFacts = { label: options.url ?? UNMATCHED_ROUTE, probe: config?.probe === true, admin: config?.admin === true };
   }
   return request.routeFacts;
 }

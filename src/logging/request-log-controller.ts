@@ -1,7 +1,9 @@
-// One log line per completed request — route pattern, method, status, duration — with the
-// request id the child logger carries (reqId). Nothing else about the request is written:
-// no body, no query string, no header, so that no credential can reach the logs.
+// One log line per completed request — route pattern, method, status, duration, and the actor
+// (the name of the caller's token, or `anonymous`) — with the request id the child logger
+// carries (reqId). Nothing else about the request is written: no body, no query string, no
+// header, so that no credential can reach the logs.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ANONYMOUS } from '../auth/caller.js';
 import { routeFacts, routeLabel } from '../http/route-label.js';
 
 function describe(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
@@ -10,6 +12,8 @@ function describe(request: FastifyRequest, reply: FastifyReply): Record<string, 
     method: request.method,
     status: reply.statusCode,
     durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    // Undefined on the requests Fastify makes for its own framework errors (no decorators).
+    actor: request.caller?.name ?? ANONYMOUS.name,
   };
 }
 

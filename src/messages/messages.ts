@@ -86,6 +86,12 @@ const catalog = {
     en: 'This token may only read; {method} needs a write token.',
     fr: 'Ce jeton ne permet que la lecture ; {method} demande un jeton d’écriture.',
   },
+  'auth.expired': { en: 'The bearer token has expired; ask for a new one.', fr: 'Le jeton a expiré ; demandez-en un nouveau.' },
+  'auth.address': {
+    en: 'This token may not be used from this address.',
+    fr: 'Ce jeton ne peut pas être utilisé depuis cette adresse.',
+  },
+  'auth.adminOnly': { en: 'Only an admin token may manage tokens.', fr: 'Seul un jeton admin peut gérer les jetons.' },
   'rate.limited': {
     en: 'Too many requests; try again in {seconds} s.',
     fr: 'Trop de requêtes ; réessayez dans {seconds} s.',
@@ -163,6 +169,19 @@ const catalog = {
   'field.character': { en: 'must be exactly one visible character.', fr: 'doit être exactement un caractère visible.' },
   'field.integer': { en: 'must be an integer from {min} to {max}.', fr: 'doit être un entier de {min} à {max}.' },
   'field.timestamp': { en: 'must be a timestamp as the service writes it (ISO 8601, UTC).', fr: 'doit être un horodatage tel que le service l’écrit (ISO 8601, UTC).' },
+  'field.tokenName': {
+    en: 'must be 1 to 64 characters among A-Z, a-z, 0-9, ".", "_", "@" and "-", starting with a letter or a digit.',
+    fr: 'doit compter 1 à 64 caractères parmi A-Z, a-z, 0-9, « . », « _ », « @ » et « - », et commencer par une lettre ou un chiffre.',
+  },
+  'field.expiry': {
+    en: 'must be null or a date and time with its time zone (ISO 8601, e.g. 2027-01-31T00:00:00Z).',
+    fr: 'doit être null ou une date et heure avec son fuseau (ISO 8601, par exemple 2027-01-31T00:00:00Z).',
+  },
+  'field.expiryPast': { en: 'must be in the future.', fr: 'doit être dans le futur.' },
+  'field.addressRanges': {
+    en: 'must be null or a list of 1 to {max} IPv4 or IPv6 networks (address/prefix, no bit set past the prefix) or addresses.',
+    fr: 'doit être null ou une liste de 1 à {max} réseaux IPv4 ou IPv6 (adresse/préfixe, aucun bit après le préfixe) ou adresses.',
+  },
   'field.boolean': { en: 'must be true or false (or 1 or 0).', fr: 'doit être true ou false (ou 1 ou 0).' },
   'field.reference': { en: 'must be the id of an entry of {resource}.', fr: 'doit être l’id d’une entrée de {resource}.' },
   'field.referenceOrNull': { en: 'must be null or the id of an entry of {resource}.', fr: 'doit être null ou l’id d’une entrée de {resource}.' },

@@ -16,6 +16,8 @@ import { addImplicitOperations } from './implicit-operations.js';
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
+import { tokenPaths, tokenSchemas, tokenTag } from './token-paths.js';
+import { tokenTexts } from './token-texts.js';
 
 function sharedParameters(context: DocumentContext): JsonObject {
   const t = context.t;
@@ -67,16 +69,23 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
     security: [{}, { bearerAuth: [] }],
     tags: [
       ...resources.map((resource) => ({ name: resource.name, description: resource.description[language] })),
+      tokenTag(context),
       { name: 'documentation', description: t.documentationTag },
       { name: 'probes', description: t.probesTag },
     ],
-    paths: Object.fromEntries([...resources.flatMap((resource) => resourcePaths(context, resource)), ...documentationPaths(context), ...probePaths(context)]),
+    paths: Object.fromEntries([
+      ...resources.flatMap((resource) => resourcePaths(context, resource)),
+      ...tokenPaths(context),
+      ...documentationPaths(context),
+      ...probePaths(context),
+    ]),
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: t.bearer } },
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: tokenTexts(language).bearer } },
       parameters: sharedParameters(context),
       headers: sharedHeaders(t),
       schemas: {
         ...Object.fromEntries(resources.flatMap((resource) => resourceSchemas(context, resource))),
+        ...Object.fromEntries(tokenSchemas(context)),
         Deleted: {
           type: 'object',
           required: ['id', 'deleted', 'mode'],

@@ -10,10 +10,10 @@ const en = {
     'Every path starts with a language (`fr` or `en` for messages in that language; the other platform languages answer in English). ' +
     'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Every response carries `X-Request-Id`. ' +
     '`HEAD` is served wherever `GET` is, and `OPTIONS` answers 204 with `Allow`.\n\n' +
-    'Access: with no tokens configured the service answers anonymous requests (on a loopback address only); once bearer tokens are ' +
-    'configured, every request except this document, its documentation page and the health probes needs `Authorization: Bearer …`, and a write needs a `write` token.',
+    'Access: while no token exists the service answers anonymous requests (on a loopback address only); once a token exists ' +
+    '(configured, or created through /{lang}/api/tokens), every request except this document, its documentation page and the health probes ' +
+    'needs `Authorization: Bearer …` with a token whose scope covers it: `read` for GET, `write` for changes, `admin` for the tokens themselves.',
   server: 'This service (paths are relative to the address the document was read from).',
-  bearer: 'A bearer token from API_TOKENS, with the scope read or write. Optional while the service runs without tokens.',
   documentationTag: 'This OpenAPI document and its interactive documentation page.',
   probesTag: 'Probes and metrics for orchestrators, load balancers and monitoring, outside the language prefix. The probes are always public.',
   healthz: 'Liveness',
@@ -87,8 +87,8 @@ const en = {
   retryAfterBusy: 'Sent when the service is over its connection limit: seconds to wait before trying again.',
   badQuery: 'A query parameter is unknown, repeated or invalid (BAD_QUERY).',
   malformedJson: 'The body is not a JSON object that can be read (MALFORMED_JSON), or a query parameter was sent: writes take none (BAD_QUERY).',
-  unauthorized: 'Tokens are configured and the request has no valid bearer token (UNAUTHORIZED).',
-  forbidden: 'The token may only read (FORBIDDEN).',
+  unauthorized: 'Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one (UNAUTHORIZED; `detail` says which).',
+  forbidden: 'The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips` (FORBIDDEN).',
   notFound: 'Unknown language, resource, id or path (NOT_FOUND).',
   methodNotAllowed: 'The path does not serve this method (METHOD_NOT_ALLOWED); see Allow.',
   writeConflict: 'A unique field is already taken, or a concurrent change won the race (CONFLICT); `errors` names the fields.',
@@ -148,10 +148,10 @@ const fr: DocumentTexts = {
     'Chaque chemin commence par une langue (`fr` ou `en` pour des messages dans cette langue ; les autres langues de la plateforme répondent en anglais). ' +
     'Les erreurs sont en `application/problem+json` (RFC 9457) avec un `code` stable. Chaque réponse porte `X-Request-Id`. ' +
     '`HEAD` est servi partout où `GET` l’est, et `OPTIONS` répond 204 avec `Allow`.\n\n' +
-    'Accès : sans jeton configuré, le service répond aux requêtes anonymes (sur une adresse de bouclage seulement) ; dès que des jetons ' +
-    'sont configurés, toute requête sauf ce document, sa page de documentation et les sondes de santé demande `Authorization: Bearer …`, et une écriture un jeton `write`.',
+    'Accès : tant qu’aucun jeton n’existe, le service répond aux requêtes anonymes (sur une adresse de bouclage seulement) ; dès qu’un jeton existe ' +
+    '(configuré, ou créé par /{lang}/api/tokens), toute requête sauf ce document, sa page de documentation et les sondes de santé demande ' +
+    '`Authorization: Bearer …` avec un jeton dont la portée la couvre : `read` pour GET, `write` pour les modifications, `admin` pour les jetons eux-mêmes.',
   server: 'Ce service (les chemins sont relatifs à l’adresse où le document a été lu).',
-  bearer: 'Un jeton de API_TOKENS, de portée read ou write. Facultatif tant que le service tourne sans jeton.',
   documentationTag: 'Ce document OpenAPI et sa page de documentation interactive.',
   probesTag:
     'Sondes et métriques pour les orchestrateurs, répartiteurs de charge et la supervision, hors du préfixe de langue. Les sondes sont toujours publiques.',
@@ -229,8 +229,8 @@ const fr: DocumentTexts = {
   retryAfterBusy: 'Envoyé quand le service dépasse sa limite de connexions : secondes à attendre avant de réessayer.',
   badQuery: 'Un paramètre de requête est inconnu, répété ou invalide (BAD_QUERY).',
   malformedJson: 'Le corps n’est pas un objet JSON lisible (MALFORMED_JSON), ou un paramètre de requête a été envoyé : les écritures n’en prennent aucun (BAD_QUERY).',
-  unauthorized: 'Des jetons sont configurés et la requête n’a pas de jeton valide (UNAUTHORIZED).',
-  forbidden: 'Le jeton ne permet que la lecture (FORBIDDEN).',
+  unauthorized: 'Des jetons existent et la requête n’a pas de jeton valide : aucun, un jeton inconnu ou expiré (UNAUTHORIZED ; `detail` dit lequel).',
+  forbidden: 'La portée du jeton ne couvre pas la requête (un jeton read qui écrit, un jeton non admin sur les jetons), ou il sert depuis une adresse hors de ses `allowed_ips` (FORBIDDEN).',
   notFound: 'Langue, ressource, id ou chemin inconnu (NOT_FOUND).',
   methodNotAllowed: 'Le chemin ne sert pas cette méthode (METHOD_NOT_ALLOWED) ; voir Allow.',
   writeConflict: 'Un champ unique est déjà pris, ou une modification concurrente est passée avant (CONFLICT) ; `errors` nomme les champs.',

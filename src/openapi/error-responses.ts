@@ -4,7 +4,8 @@
 import { ERROR_CODES, STATUS_OF, type ErrorCode } from '../errors/api-error.js';
 import { headerRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import type { DocumentTexts } from './document-texts.js';
-import { problemExample, type ProblemExampleName } from './problem-examples.js';
+import { problemExample, type ExampleKey, type ProblemExampleName } from './problem-examples.js';
+import { tokenTexts } from './token-texts.js';
 
 /** The shared error responses: the codes a body may carry (the first gives the status), and the text that explains them. */
 const ERROR_RESPONSES = {
@@ -44,11 +45,11 @@ export function errors(...names: ErrorName[]): JsonObject {
 
 /** Errors any path of the service can answer with. */
 export const ALWAYS: ErrorName[] = ['NotFound', 'MethodNotAllowed', 'InternalError', 'Unavailable'];
+/** Added by bearer-token access wherever a token is needed: 401 (none, unknown, expired),
+ * 403 (scope, or an address outside the token's allowed_ips, reads included), 429. */
+export const ACCESS: ErrorName[] = ['Unauthorized', 'Forbidden', 'RateLimited'];
 /** Refusals that do not depend on the method: the path, access, the service's own state. */
-export const ANY_METHOD: ErrorName[] = ['NotFound', 'Unauthorized', 'RateLimited', 'InternalError', 'Unavailable'];
-/** Added by bearer-token access on the configuration paths. */
-export const READ_ACCESS: ErrorName[] = ['Unauthorized', 'RateLimited'];
-export const WRITE_ACCESS: ErrorName[] = [...READ_ACCESS, 'Forbidden'];
+export const ANY_METHOD: ErrorName[] = ['NotFound', ...ACCESS, 'InternalError', 'Unavailable'];
 export const BODY_ERRORS: ErrorName[] = ['MalformedJson', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed', 'WriteConflict'];
 /** Added by every write: the database may have no room left for it. */
 export const STORAGE_ERRORS: ErrorName[] = ['InsufficientStorage'];
@@ -72,9 +73,15 @@ function errorResponse(context: DocumentContext, name: ErrorName): JsonObject {
       },
     ],
   };
+  const made = problemExample(name, context.language);
+  const summaries = tokenTexts(context.language).examples;
+  const examples =
+    'status' in made
+      ? { example: made }
+      : { examples: Object.fromEntries(Object.entries(made).map(([key, value]) => [key, { summary: summaries[key as ExampleKey], value }])) };
   const response: JsonObject = {
     description: context.t[text],
-    content: { 'application/problem+json': { schema, example: problemExample(name, context.language) } },
+    content: { 'application/problem+json': { schema, ...examples } },
   };
   const headers = ERROR_HEADERS[name];
   if (headers !== undefined) response.headers = headers;

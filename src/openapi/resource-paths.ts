@@ -6,7 +6,7 @@ import { MAX_ID } from '../registry/field-types.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
-import { ALWAYS, BODY_ERRORS, READ_ACCESS, STORAGE_ERRORS, WRITE_ACCESS, errors, type ErrorName } from './error-responses.js';
+import { ALWAYS, BODY_ERRORS, ACCESS, STORAGE_ERRORS, errors, type ErrorName } from './error-responses.js';
 import { querySchema } from './resource-schemas.js';
 
 /** `Tags` for tags, `StorageAreas` for storage-areas: operation ids read as English. */
@@ -15,7 +15,7 @@ function pascalPlural(resource: ResourceDefinition): string {
 }
 
 /** Sort keys and filters: every field a response shows (contract section 7). */
-function listParameters(context: DocumentContext, resource: ResourceDefinition): JsonObject[] {
+export function listParameters(context: DocumentContext, resource: ResourceDefinition): JsonObject[] {
   const t = context.t;
   const fields = shownFields(resource)
     .filter(([, field]) => field.link === undefined)
@@ -76,7 +76,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
 
   const users = context.registry.referencesTo(resource).map((reference) => reference.resource.name);
   const guarded = resource.deletion.mode === 'hard' && resource.deletion.guarded !== undefined;
-  const deleteErrors: ErrorName[] = [...ALWAYS, ...WRITE_ACCESS, ...STORAGE_ERRORS, 'PreconditionFailed', 'BadQuery'];
+  const deleteErrors: ErrorName[] = [...ALWAYS, ...ACCESS, ...STORAGE_ERRORS, 'PreconditionFailed', 'BadQuery'];
   if (guarded || users.length > 0) deleteErrors.push('DeleteConflict');
   const change = (operationId: string, summary: string, operationDescription: string, suffix: string): JsonObject => ({
     operationId,
@@ -85,7 +85,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
     description: operationDescription,
     parameters: [parameterRef('IfMatch'), parameterRef('DryRun')],
     requestBody: body(suffix),
-    responses: { '200': updated, ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS, ...STORAGE_ERRORS, 'PreconditionFailed') },
+    responses: { '200': updated, ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS, ...STORAGE_ERRORS, 'PreconditionFailed') },
   });
   const restorePath: [string, JsonObject][] =
     resource.deletion.mode !== 'soft'
@@ -103,7 +103,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
                 parameters: [parameterRef('IfMatch'), parameterRef('DryRun')],
                 responses: {
                   '200': { description: t.restored, headers: { ...etag, ...dryRun }, content: json(ref(`${s}Restored`)) },
-                  ...errors(...ALWAYS, ...WRITE_ACCESS, ...STORAGE_ERRORS, 'MalformedJson', 'ValidationFailed', 'WriteConflict', 'PreconditionFailed'),
+                  ...errors(...ALWAYS, ...ACCESS, ...STORAGE_ERRORS, 'MalformedJson', 'ValidationFailed', 'WriteConflict', 'PreconditionFailed'),
                 },
               },
             },
@@ -121,7 +121,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           summary: t.list(resource.name),
           description: t.listDescription(description),
           parameters: listParameters(context, resource),
-          responses: { '200': { description: t.listed, content: json(ref(`${s}List`)) }, ...errors(...ALWAYS, ...READ_ACCESS, 'BadQuery') },
+          responses: { '200': { description: t.listed, content: json(ref(`${s}List`)) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
         },
         post: {
           operationId: `create${s}`,
@@ -139,7 +139,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
               headers: { Location: headerRef('Location'), ETag: headerRef('ETagOfOne'), ...dryRun },
               content: json({ anyOf: [ref(`${s}Created`), ref(`${s}DryRunCreated`), ref(`${s}BulkCreated`)] }),
             },
-            ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS, ...STORAGE_ERRORS),
+            ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS, ...STORAGE_ERRORS),
           },
         },
         patch: {
@@ -151,7 +151,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           requestBody: { required: true, content: { 'application/json': { schema: entries(ref(`${s}BulkPatch`)), example: bulkPatchExample(resource) } } },
           responses: {
             '200': { description: t.bulkDone, headers: dryRun, content: json(ref(`${s}BulkUpdated`)) },
-            ...errors(...ALWAYS, ...WRITE_ACCESS, ...BODY_ERRORS, ...STORAGE_ERRORS),
+            ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS, ...STORAGE_ERRORS),
           },
         },
         delete: {
@@ -180,7 +180,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           responses: {
             '200': { description: t.entry, headers: etag, content: json(ref(`${s}Item`)) },
             '304': { $ref: '#/components/responses/NotModified' },
-            ...errors(...ALWAYS, ...READ_ACCESS, 'BadQuery'),
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
           },
         },
         put: change(`replace${s}`, t.replace(resource.name), t.replaceDescription, 'Replace'),

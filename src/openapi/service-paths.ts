@@ -2,7 +2,7 @@
 // and the probes.
 import { DOCS_ASSET_NAMES } from './docs-assets.js';
 import { json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
-import { ALWAYS, READ_ACCESS, errors, type ErrorName } from './error-responses.js';
+import { ALWAYS, ACCESS, errors, type ErrorName } from './error-responses.js';
 
 export function documentationPaths(context: DocumentContext): [string, JsonObject][] {
   const t = context.t;
@@ -96,7 +96,7 @@ export function probePaths(context: DocumentContext): [string, JsonObject][] {
       '/metrics',
       probe('getMetrics', t.metrics, t.metricsDescription, { description: t.metricsText, content: { 'text/plain': { schema: { type: 'string' } } } }, [
         'Unavailable',
-        ...READ_ACCESS,
+        ...ACCESS,
       ]),
     ],
   ];

@@ -133,15 +133,8 @@ async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   try {
     return existing === undefined ? await tx.insert(resource, values!, now()) : await tx.update(resource, existing, values!, now());
   } catch (error) {
-    throw uniqueRefusal(error);
+    throw error instanceof UniqueConflict ? error.problem() : error;
   }
-}
-
-/** A UniqueConflict of the store as the contract's 409, naming the fields of each rule. */
-function uniqueRefusal(error: unknown): unknown {
-  if (!(error instanceof UniqueConflict)) return error;
-  const named = error.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
-  return new ApiError('CONFLICT', message('conflict.summary'), named);
 }
 
 /** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
@@ -199,7 +192,7 @@ async function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> 
   try {
     return await tx.restore(plan.resource, existing, now());
   } catch (error) {
-    throw uniqueRefusal(error);
+    throw error instanceof UniqueConflict ? error.problem() : error;
   }
 }
 

@@ -7,6 +7,7 @@
 // which its log line names (the client never sees it).
 import { ApiError, apiError, apiErrorCausedBy } from '../errors/api-error.js';
 import type { Registry } from '../registry/registry.js';
+import type { ResourceStore } from '../store/resource-store.js';
 import { execute, type ExecutionContext } from './execute.js';
 import { parseRequest, type HttpInput } from './parse-request.js';
 import { planRequest } from './plan.js';
@@ -24,14 +25,15 @@ export async function handleRequest(context: PipelineContext, target: RequestTar
   try {
     result = await execute(context, plan);
   } catch (error) {
-    throw asApiError(context, error);
+    throw asApiError(context.store, error);
   }
   return respond(result);
 }
 
-function asApiError(context: ExecutionContext, error: unknown): unknown {
+/** What a driver error means for the answer (any other error is passed on). */
+export function asApiError(store: ResourceStore, error: unknown): unknown {
   if (error instanceof ApiError) return error;
-  switch (context.store.failureOf(error)) {
+  switch (store.failureOf(error)) {
     // A concurrent write won the race between our check and the constraint.
     case 'unique':
     case 'foreign-key':

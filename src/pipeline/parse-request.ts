@@ -1,6 +1,7 @@
 // Parse step: an HTTP request (its target, already resolved before the body was read; its
 // query string; its body; its conditional headers) becomes a typed API request. Nothing here
 // looks at the database.
+import type { Caller } from '../auth/caller.js';
 import { ApiError, apiError, fieldProblem, validationFailed } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
@@ -13,6 +14,9 @@ export const BULK_MAX = 1000;
 
 interface Write {
   readonly resource: ResourceDefinition;
+  /** Who makes the change: the name of the caller's token, or `anonymous` (the change log's
+   * `actor`, contract section 13). */
+  readonly actor: string;
   /** Check everything, answer as if done, change nothing. */
   readonly dryRun: boolean;
 }
@@ -33,6 +37,8 @@ export interface HttpInput {
   readonly body: unknown;
   readonly ifMatch: string | undefined;
   readonly ifNoneMatch: string | undefined;
+  /** Who sends it (the authorization hook has let it through). */
+  readonly caller: Caller;
 }
 
 function single(name: string, value: unknown): string {
@@ -51,8 +57,8 @@ function writeQuery(query: Record<string, unknown>, allowed: readonly string[] =
   return { dryRun: value === 'true' };
 }
 
-/** Reads have no query parameters but a list's. */
-function refuseQuery(query: Record<string, unknown>): void {
+/** Reads have no query parameters but a list's (nor have the token endpoints). */
+export function refuseQuery(query: Record<string, unknown>): void {
   for (const name in query) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
 }
 
@@ -77,17 +83,18 @@ function bulkIds(query: Record<string, unknown>): number[] {
 export function parseRequest(target: RequestTarget, input: HttpInput): ApiRequest {
   const resource = target.resource!;
   const { method, query, body } = input;
+  const actor = input.caller.name;
   if (target.endpoint === 'collection') {
     switch (method) {
       case 'POST': {
         const { dryRun } = writeQuery(query);
-        if (Array.isArray(body)) return { action: 'bulk-create', resource, dryRun, bodies: bulkBodies(body) };
-        return { action: 'create', resource, dryRun, lang: target.lang, body };
+        if (Array.isArray(body)) return { action: 'bulk-create', resource, actor, dryRun, bodies: bulkBodies(body) };
+        return { action: 'create', resource, actor, dryRun, lang: target.lang, body };
       }
       case 'PATCH':
-        return { action: 'bulk-patch', resource, ...writeQuery(query), bodies: bulkBodies(body) };
+        return { action: 'bulk-patch', resource, actor, ...writeQuery(query), bodies: bulkBodies(body) };
       case 'DELETE':
-        return { action: 'bulk-delete', resource, ...writeQuery(query, ['id']), ids: bulkIds(query) };
+        return { action: 'bulk-delete', resource, actor, ...writeQuery(query, ['id']), ids: bulkIds(query) };
       default:
         return { action: 'list', resource, list: parseListQuery(resource, query) };
     }
@@ -97,15 +104,15 @@ export function parseRequest(target: RequestTarget, input: HttpInput): ApiReques
   if (target.endpoint === 'restore') {
     const { dryRun } = writeQuery(query);
     if (body !== undefined) throw validationFailed([fieldProblem('', 'field.noBody')]);
-    return { action: 'restore', resource, id, ifMatch, dryRun };
+    return { action: 'restore', resource, id, ifMatch, actor, dryRun };
   }
   switch (method) {
     case 'PUT':
-      return { action: 'replace', resource, id, body, ifMatch, ...writeQuery(query) };
+      return { action: 'replace', resource, id, body, ifMatch, actor, ...writeQuery(query) };
     case 'PATCH':
-      return { action: 'patch', resource, id, body, ifMatch, ...writeQuery(query) };
+      return { action: 'patch', resource, id, body, ifMatch, actor, ...writeQuery(query) };
     case 'DELETE':
-      return { action: 'delete', resource, id, ifMatch, ...writeQuery(query) };
+      return { action: 'delete', resource, id, ifMatch, actor, ...writeQuery(query) };
     default:
       refuseQuery(query);
       return { action: 'read', resource, id, ifNoneMatch: input.ifNoneMatch };

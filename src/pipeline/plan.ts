@@ -48,6 +48,8 @@ export interface WritePlan {
   readonly linkChanges: readonly LinkChange[];
   readonly ifMatch: string | undefined;
   readonly references: readonly ReferenceCheck[];
+  /** Who makes the change (the change log's actor). */
+  readonly actor: string;
   /** Check everything, answer as if done, commit nothing. */
   readonly dryRun: boolean;
 }
@@ -64,6 +66,7 @@ export interface DeletePlan {
   readonly referencedBy: readonly ReferencingField[];
   /** The sets the entry is taken out of when it goes (a deleted tag leaves its servers). */
   readonly unlinks: readonly (ReferencingField & { readonly link: LinkTable })[];
+  readonly actor: string;
   readonly dryRun: boolean;
 }
 
@@ -72,6 +75,7 @@ export interface RestorePlan {
   readonly resource: ResourceDefinition;
   readonly id: number;
   readonly ifMatch: string | undefined;
+  readonly actor: string;
   readonly dryRun: boolean;
 }
 
@@ -101,7 +105,14 @@ function referenceChecks(registry: Registry, resource: ResourceDefinition, value
   return checks;
 }
 
-function writePlan(registry: Registry, resource: ResourceDefinition, mode: 'create' | 'replace' | 'patch', body: unknown, id: number | undefined, rest: { lang: string; ifMatch: string | undefined; dryRun: boolean }): WritePlan {
+function writePlan(
+  registry: Registry,
+  resource: ResourceDefinition,
+  mode: 'create' | 'replace' | 'patch',
+  body: unknown,
+  id: number | undefined,
+  rest: { lang: string; ifMatch: string | undefined; actor: string; dryRun: boolean },
+): WritePlan {
   const { values, sent, linkChanges } = validateBody(resource, body, mode, id);
   return {
     action: id === undefined ? 'create' : 'update',
@@ -115,7 +126,7 @@ function writePlan(registry: Registry, resource: ResourceDefinition, mode: 'crea
   };
 }
 
-function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, dryRun: boolean): DeletePlan {
+function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, actor: string, dryRun: boolean): DeletePlan {
   const deletion = resource.deletion;
   const pointing = registry.referencesTo(resource);
   return {
@@ -127,6 +138,7 @@ function deletePlan(registry: Registry, resource: ResourceDefinition, id: number
     guarded: deletion.mode === 'hard' && deletion.guarded?.(id) === true,
     referencedBy: pointing.filter((referencing) => referencing.link === undefined),
     unlinks: pointing.filter((referencing): referencing is ReferencingField & { link: LinkTable } => referencing.link !== undefined),
+    actor,
     dryRun,
   };
 }
@@ -182,28 +194,28 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'read':
       return request;
     case 'create':
-      return writePlan(registry, resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, dryRun: request.dryRun });
+      return writePlan(registry, resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, actor: request.actor, dryRun: request.dryRun });
     case 'replace':
     case 'patch':
-      return writePlan(registry, resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, dryRun: request.dryRun });
+      return writePlan(registry, resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, actor: request.actor, dryRun: request.dryRun });
     case 'delete':
-      return deletePlan(registry, resource, request.id, request.ifMatch, request.dryRun);
+      return deletePlan(registry, resource, request.id, request.ifMatch, request.actor, request.dryRun);
     case 'restore':
-      return { action: 'restore', resource, id: request.id, ifMatch: request.ifMatch, dryRun: request.dryRun };
+      return { action: 'restore', resource, id: request.id, ifMatch: request.ifMatch, actor: request.actor, dryRun: request.dryRun };
     case 'bulk-create': {
-      const rest = { lang: '', ifMatch: undefined, dryRun: request.dryRun };
+      const rest = { lang: '', ifMatch: undefined, actor: request.actor, dryRun: request.dryRun };
       const entries = eachEntry(request.bodies, (body) => writePlan(registry, resource, 'create', body, undefined, rest));
       refuseClashesWithin(entries);
       return { action: 'bulk', operation: 'create', resource, entries, dryRun: request.dryRun };
     }
     case 'bulk-patch': {
-      const rest = { lang: '', ifMatch: undefined, dryRun: request.dryRun };
+      const rest = { lang: '', ifMatch: undefined, actor: request.actor, dryRun: request.dryRun };
       const seen = new Map<number, number>();
       const entries = eachEntry(request.bodies, (body, index) => writePlan(registry, resource, 'patch', body, bulkEntryId(body, index, seen), rest));
       return { action: 'bulk', operation: 'update', resource, entries, dryRun: request.dryRun };
     }
     case 'bulk-delete': {
-      const entries = request.ids.map((id) => deletePlan(registry, resource, id, undefined, request.dryRun));
+      const entries = request.ids.map((id) => deletePlan(registry, resource, id, undefined, request.actor, request.dryRun));
       return { action: 'bulk', operation: 'delete', resource, entries, dryRun: request.dryRun };
     }
   }

@@ -7,20 +7,23 @@ import { MAX_ID } from '../registry/field-types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 
-/** The endpoints the service answers under a language. */
-export type Endpoint = 'collection' | 'item' | 'restore' | 'openapi' | 'docs';
+/** The endpoints the service answers under a language: a resource's collection and items,
+ * a soft-deleted entry's restore, the API tokens and one token, the document and its page. */
+export type Endpoint = 'collection' | 'item' | 'restore' | 'tokens' | 'token' | 'openapi' | 'docs';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   // PATCH and DELETE of a collection are bulk writes (contract section 12).
   collection: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
   item: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   restore: ['POST', 'OPTIONS'],
+  tokens: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+  token: ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
   openapi: ['GET', 'HEAD', 'OPTIONS'],
   docs: ['GET', 'HEAD', 'OPTIONS'],
 };
 
 /** Endpoints whose writes carry a JSON body (restore takes none). */
-export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, openapi: false, docs: false };
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, tokens: true, token: false, openapi: false, docs: false };
 
 export interface RequestTarget {
   endpoint: Endpoint;
@@ -49,9 +52,10 @@ export function resolveTarget(registry: Registry, endpoint: Endpoint, params: Re
     // Only what is deleted softly can be brought back.
     if (endpoint === 'restore' && target.resource.deletion.mode !== 'soft') throw apiError('NOT_FOUND', 'path.unknown');
   }
-  if (endpoint === 'item' || endpoint === 'restore') {
+  if (endpoint === 'item' || endpoint === 'restore' || endpoint === 'token') {
     target.id = parseId(params.id ?? '');
-    if (target.id === undefined) throw entryNotFound(target.resource?.name ?? '', params.id ?? '');
+    const resource = endpoint === 'token' ? 'tokens' : (target.resource?.name ?? '');
+    if (target.id === undefined) throw entryNotFound(resource, params.id ?? '');
   }
   const allowed = ALLOWED_METHODS[endpoint];
   if (!allowed.includes(method)) throw methodNotAllowed(method, allowed);

@@ -43,7 +43,7 @@ const NO_CONTROL_BUT_LINE_BREAKS = '^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u0
 
 const identity = (value: unknown): unknown => value;
 
-interface FieldTypeOptions {
+export interface FieldTypeOptions {
   input: TSchema;
   output?: TSchema;
   expectation: Message;
@@ -52,15 +52,20 @@ interface FieldTypeOptions {
   fromColumn?: (value: unknown) => unknown;
   searchable?: boolean;
   references?: Reference;
+  /** A check beyond the schema's, on a value the schema accepts. */
+  accepts?: (value: unknown) => boolean;
 }
 
-function fieldType(options: FieldTypeOptions): FieldType {
+/** A field type from its schema and words; for the types below, and for descriptions made
+ * elsewhere in the registry's terms (the API tokens). */
+export function fieldType(options: FieldTypeOptions): FieldType {
   const validator = Compile(options.input);
+  const accepts = options.accepts;
   return {
     input: options.input,
     output: options.output ?? options.input,
     expectation: options.expectation,
-    check: (value) => validator.Check(value),
+    check: accepts === undefined ? (value) => validator.Check(value) : (value) => validator.Check(value) && accepts(value),
     normalise: options.normalise ?? identity,
     toColumn: options.toColumn ?? identity,
     fromColumn: options.fromColumn ?? identity,

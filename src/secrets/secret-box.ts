@@ -1,12 +1,11 @@
 // Authenticated encryption of secrets at rest (AES-256-GCM). The key comes from
-// SECRET_KEY, or from a key file created on first start readable by its owner only.
+// SECRET_KEY, or from a key file created on first start readable by its owner only (key-file.ts).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { ConfigError } from '../errors/config-error.js';
+import { loadKey } from './key-file.js';
+
+export { decodeKey } from './key-file.js';
 
 const ALGORITHM = 'aes-256-gcm';
-const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 // The version names the algorithm and layout, so that a later scheme can read old rows.
@@ -18,33 +17,8 @@ export interface SecretBox {
   open(sealed: string, context: string): string;
 }
 
-export function decodeKey(raw: string, origin: string): Buffer {
-  const text = raw.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (key.length !== KEY_BYTES || (!/^[0-9a-fA-F]{64}$/.test(text) && key.toString('base64') !== text)) {
-    throw new ConfigError(`${origin} must hold ${KEY_BYTES} bytes as 64 hex digits or base64`);
-  }
-  return key;
-}
-
-function readOrCreateKeyFile(path: string): Buffer {
-  try {
-    return decodeKey(readFileSync(path, 'utf8'), `the key file ${path}`);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  try {
-    // 'wx' fails if another instance created the file meanwhile: then read theirs.
-    writeFileSync(path, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return decodeKey(readFileSync(path, 'utf8'), `the key file ${path}`);
-}
-
 export function loadSecretKey(secretKey: string | undefined, keyFile: string): Buffer {
-  return secretKey !== undefined ? decodeKey(secretKey, 'SECRET_KEY') : readOrCreateKeyFile(keyFile);
+  return loadKey(secretKey, 'SECRET_KEY', keyFile);
 }
 
 export function createSecretBox(key: Buffer): SecretBox {

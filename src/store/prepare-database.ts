@@ -1,13 +1,15 @@
 // Brings a database to what this service needs: the latest schema, then a count row for
-// every resource of the registry (a resource added later gets its row here, so that its
-// migration holds its own DDL and nothing else). A database opened read-only (READ_ONLY=true)
-// cannot be brought anywhere: it is only checked, and refused if it is not ready.
+// every resource of the registry and for the API tokens (a resource added later gets its row
+// here, so that its migration holds its own DDL and nothing else). A database opened
+// read-only (READ_ONLY=true) cannot be brought anywhere: it is only checked, and refused if
+// it is not ready.
 import type { DatabaseHandle } from '../db/connect.js';
 import { migrateToLatest, pendingMigrations } from '../db/migrate.js';
 import { ConfigError } from '../errors/config-error.js';
 import type { Migration } from '../db/migrations/ddl.js';
 import { MIGRATIONS } from '../db/migrations/index.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { API_TOKENS } from './api-token-definition.js';
 import { ensureCounts, uncounted } from './resource-counts.js';
 
 /** Resolves to the names of the migrations it applied. */
@@ -18,7 +20,7 @@ export async function prepareDatabase(
 ): Promise<string[]> {
   try {
     const applied = await migrateToLatest(handle.db, handle.ddl, migrations);
-    await ensureCounts(handle, resources);
+    await ensureCounts(handle, [...resources, API_TOKENS]);
     return applied;
   } catch (error) {
     // The first statements the database sees: one that is out of reach, missing or refusing
@@ -34,7 +36,7 @@ export async function checkPrepared(
   migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
 ): Promise<void> {
   const pending = await pendingMigrations(handle.db, handle.ddl, migrations);
-  const missing = pending.length > 0 ? [] : await uncounted(handle, resources);
+  const missing = pending.length > 0 ? [] : await uncounted(handle, [...resources, API_TOKENS]);
   if (pending.length > 0 || missing.length > 0) {
     throw new ConfigError(
       `READ_ONLY=true needs a database this version has already prepared, and ${handle.description} is not (${pending.length > 0 ? `migrations not applied: ${pending.join(', ')}` : `no count row for ${missing.map((r) => r.table).join(', ')}`}); run npm run migrate, or start once without READ_ONLY`,

@@ -6,6 +6,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
+import { ApiError, fieldProblem } from '../errors/api-error.js';
+import { message } from '../messages/messages.js';
 import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -22,6 +24,12 @@ export class UniqueConflict extends Error {
   constructor(readonly rules: readonly UniqueRule[]) {
     super('unique conflict');
     this.name = 'UniqueConflict';
+  }
+
+  /** The answer: 409 CONFLICT naming every field of the rules. */
+  problem(): ApiError {
+    const named = this.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
+    return new ApiError('CONFLICT', message('conflict.summary'), named);
   }
 }
 
@@ -54,9 +62,10 @@ export class StoreTransaction {
     return row === undefined ? undefined : decodeEntry(resource, row);
   }
 
-  /** Stores a new entry; throws UniqueConflict when its values are taken. */
-  async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string): Promise<Entry> {
-    const row: Row = { ...encodeValues(resource, values, this.secrets), created_at: now, updated_at: now };
+  /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns
+   * the service writes beside the fields (a token's digest), never shown. */
+  async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
+    const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
     await this.writeLinks(resource, entry, values, undefined);

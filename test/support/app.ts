@@ -19,7 +19,13 @@ export async function build(t: TestContext, options: AppOptions & { env?: Record
   const dataDir = mkdtempSync(join(tmpdir(), 'config-api-app-'));
   const database = await createTestDatabase(dataDir);
   const { env, ...appOptions } = options;
-  const config = loadConfig({ DATABASE_URL: database.url, SECRET_KEY_FILE: join(dataDir, 'secret.key'), LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+    TOKEN_KEY_FILE: join(dataDir, 'token.key'),
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   let app: FastifyInstance;
   try {
     app = await buildApp(config, appOptions);

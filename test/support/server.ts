@@ -106,6 +106,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       LOG_LEVEL: 'info',
       ...options.env,
     },
@@ -119,7 +120,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const listening = new Promise<string>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${output}`)), START_TIMEOUT_MS);
     const look = (): void => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      // The loopback address it listens on: 127.0.0.1, or [::1] with HOST=::1.
+      const match = /Server listening at (http:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)/.exec(output);
       if (match?.[1] !== undefined) {
         clearTimeout(timer);
         done(match[1]);
@@ -223,6 +225,7 @@ export function runToExit(dataDir: string, env: Record<string, string>, user?: R
       HOST: '127.0.0.1',
       DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       ...env,
     },
     encoding: 'utf8',
@@ -231,4 +234,14 @@ export function runToExit(dataDir: string, env: Record<string, string>, user?: R
     ...user,
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** runToExit on a throw-away data folder: a start that must fail. */
+export function runOnceToExit(env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'config-api-exit-'));
+  try {
+    return runToExit(dir, env);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

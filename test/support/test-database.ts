@@ -55,11 +55,16 @@ async function mariadbQuery<T>(url: string, work: (connection: mysql.Connection)
   }
 }
 
-/** The tables of every resource the registry describes, and the link tables of their sets. */
-const TABLES = DEFAULT_REGISTRY.resources.flatMap((resource) => [
-  resource.table,
-  ...Object.values(resource.fields).flatMap((field) => (field.link === undefined ? [] : [field.link.table])),
-]);
+/** The tables of every resource the registry describes, the link tables of their sets, and
+ * those of the API tokens. */
+const TABLES = [
+  ...DEFAULT_REGISTRY.resources.flatMap((resource) => [
+    resource.table,
+    ...Object.values(resource.fields).flatMap((field) => (field.link === undefined ? [] : [field.link.table])),
+  ]),
+  'api_tokens',
+  'api_token_state',
+];
 
 /** Every table's rows, as one text. One query at a time: a pg client queues concurrent
  * queries, and pg 9 will refuse them. */

@@ -3,10 +3,12 @@
 import * as initialSchema from './0001-initial-schema.js';
 import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
 import * as fleetModel from './0003-fleet-model.js';
+import * as apiTokens from './0004-api-tokens.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial-schema': initialSchema,
   '0002-list-counts-and-indexes': listCountsAndIndexes,
   '0003-fleet-model': fleetModel,
+  '0004-api-tokens': apiTokens,
 };

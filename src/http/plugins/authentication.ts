@@ -1,33 +1,58 @@
-// Bearer-token access control (contract section 9): with tokens configured, a request
-// without a valid one is 401, and a write with a read token is 403. Runs before routing,
-// so that an anonymous caller cannot probe which paths exist.
+// Who sends a request (contract section 14): the bearer token it carries is looked up in the
+// in-memory token index (no database), then checked for expiry and client address. This hook
+// only records what it found; the rate limit reads it next, and the authorization hook decides.
 import fp from 'fastify-plugin';
-import { bearerToken, scopeOf, type ApiToken } from '../../auth/api-tokens.js';
-import { isPublicPath } from '../../auth/public-paths.js';
-import { ApiError } from '../../errors/api-error.js';
-import { message } from '../../messages/messages.js';
+import { bearerToken } from '../../auth/api-tokens.js';
+import type { Caller } from '../../auth/caller.js';
+import { TokenIndex } from '../../auth/token-index.js';
+import type { Config } from '../../config/config.js';
+import { createTokenDigester, loadTokenKey, type TokenDigester } from '../../secrets/token-secrets.js';
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-const REALM = 'Bearer realm="config-api"';
+/** Why a credential is refused: unknown or malformed (401), expired (401), sent from an
+ * address outside the token's `allowed_ips` (403). */
+export type Refusal = 'invalid' | 'expired' | 'address';
 
-function unauthorized(invalid: boolean): ApiError {
-  const challenge = invalid ? `${REALM}, error="invalid_token"` : REALM;
-  return new ApiError('UNAUTHORIZED', message(invalid ? 'auth.invalid' : 'auth.missing'), [], { 'www-authenticate': challenge });
+declare module 'fastify' {
+  interface FastifyInstance {
+    tokenIndex: TokenIndex;
+    tokenDigester: TokenDigester;
+  }
+  interface FastifyRequest {
+    /** The token's caller (even when refused), anonymous where access is open; else null. */
+    caller: Caller | null;
+    refusal: Refusal | null;
+  }
 }
 
-export default fp<{ tokens: readonly ApiToken[] }>(
-  async (app, { tokens }) => {
-    if (tokens.length === 0) return;
-    app.addHook('onRequest', async (request) => {
-      if (isPublicPath(request.url)) return;
+export default fp<{ config: Config }>(
+  async (app, { config }) => {
+    const digester = createTokenDigester(loadTokenKey(config.tokenKey, config.tokenKeyFile));
+    const index = new TokenIndex(config.apiTokens, digester.digest);
+    app.decorate('tokenIndex', index);
+    app.decorate('tokenDigester', digester);
+    app.decorateRequest('caller', null);
+    app.decorateRequest('refusal', null);
+
+    app.addHook('onRequest', (request, _reply, done) => {
       const header = request.headers.authorization;
-      const presented = bearerToken(header);
-      const scope = presented === undefined ? undefined : scopeOf(tokens, presented);
-      if (scope === undefined) throw unauthorized(presented !== undefined || header !== undefined);
-      if (scope === 'read' && !READ_METHODS.has(request.method)) {
-        throw new ApiError('FORBIDDEN', message('auth.readOnly', { method: request.method }));
+      if (header === undefined) {
+        done();
+        return;
       }
+      const presented = bearerToken(header);
+      const token = presented === undefined ? undefined : index.identify(presented);
+      if (token === undefined) {
+        request.refusal = 'invalid';
+      } else {
+        request.caller = token.caller;
+        const now = Date.now();
+        if (now >= token.expiresAt) request.refusal = 'expired';
+        // request.ip reads X-Forwarded-For only from the proxies TRUST_PROXY names.
+        else if (token.allows !== undefined && !token.allows(request.ip)) request.refusal = 'address';
+        else index.used(token, now);
+      }
+      done();
     });
   },
-  { name: 'authentication', dependencies: ['problem-responses'] },
+  { name: 'authentication' },
 );

@@ -1,10 +1,10 @@
-// Optional request budget per caller (RATE_LIMIT_PER_MINUTE): a token bucket per valid
-// bearer token, else per address, so that guessing tokens is limited like anonymous use.
-// Runs before authentication. Public endpoints are not counted, so that health checks never
-// starve. The limit is per instance.
-import { createHash } from 'node:crypto';
+// Optional request budget per caller (RATE_LIMIT_PER_MINUTE): a token bucket per accepted
+// token (by name), else per client address, so that guessing tokens is limited like anonymous
+// use. Runs after the caller is identified and before authorization refuses anything. Public
+// endpoints are not counted, so that health checks never starve. The limit is per instance.
+// Behind a reverse proxy, the address is X-Forwarded-For's only if TRUST_PROXY names the proxy.
 import fp from 'fastify-plugin';
-import { bearerToken, scopeOf, type ApiToken } from '../../auth/api-tokens.js';
+import type { FastifyRequest } from 'fastify';
 import { isPublicPath } from '../../auth/public-paths.js';
 import { ApiError } from '../../errors/api-error.js';
 import { message } from '../../messages/messages.js';
@@ -17,15 +17,13 @@ interface Bucket {
 // Enough callers for any fleet; past it the oldest buckets are dropped rather than memory grown.
 const MAX_BUCKETS = 100_000;
 
-function callerKey(header: string | undefined, ip: string, tokens: readonly ApiToken[]): string {
-  const presented = bearerToken(header);
-  if (presented === undefined || scopeOf(tokens, presented) === undefined) return `a:${ip}`;
-  // The token itself is never kept as a key, only its digest.
-  return `t:${createHash('sha256').update(presented).digest('base64url')}`;
+function callerKey(request: FastifyRequest): string {
+  const caller = request.caller;
+  return caller !== null && request.refusal === null ? `t:${caller.name}` : `a:${request.ip}`;
 }
 
-export default fp<{ perMinute: number; tokens: readonly ApiToken[] }>(
-  async (app, { perMinute, tokens }) => {
+export default fp<{ perMinute: number }>(
+  async (app, { perMinute }) => {
     if (perMinute <= 0) return;
     const refillPerMs = perMinute / 60_000;
     const buckets = new Map<string, Bucket>();
@@ -39,7 +37,7 @@ export default fp<{ perMinute: number; tokens: readonly ApiToken[] }>(
 
     app.addHook('onRequest', async (request) => {
       if (isPublicPath(request.url)) return;
-      const key = callerKey(request.headers.authorization, request.ip, tokens);
+      const key = callerKey(request);
       const now = Date.now();
       let bucket = buckets.get(key);
       if (bucket === undefined) {
@@ -56,5 +54,5 @@ export default fp<{ perMinute: number; tokens: readonly ApiToken[] }>(
       bucket.tokens -= 1;
     });
   },
-  { name: 'rate-limit', dependencies: ['problem-responses'] },
+  { name: 'rate-limit', dependencies: ['problem-responses', 'authentication'] },
 );

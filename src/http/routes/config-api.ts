@@ -14,6 +14,8 @@ function httpInput(request: FastifyRequest): HttpInput {
     body: request.body,
     ifMatch: request.headers['if-match'],
     ifNoneMatch: request.headers['if-none-match'],
+    // Set by the authorization hook on every request that reaches a route.
+    caller: request.caller!,
   };
 }
 

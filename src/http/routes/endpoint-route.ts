@@ -1,6 +1,6 @@
 // Every route of the API's paths serves one endpoint for all methods, so that a wrong method
 // is a 405 and not a 404. The path is resolved (parse, first part) before the body is read.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
 import type { Outcome } from '../../pipeline/respond.js';
 import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
@@ -27,10 +27,12 @@ export function endpointRoute(
   url: string,
   endpoint: Endpoint,
   handle: (target: RequestTarget, request: FastifyRequest) => Promise<Outcome>,
+  config: FastifyContextConfig = {},
 ): void {
   app.route({
     method: app.supportedMethods,
     url,
+    config,
     // Callback style, as the plugins' hooks: no promise per request.
     onRequest: (request, reply, done) => {
       try {

@@ -1,0 +1,193 @@
+// The tokens this process accepts, held in memory so that a request is authenticated without
+// the database: the environment tokens, and the managed tokens as last read from the database
+// (kept current by the api-tokens plugin). A presented token is hashed, never compared itself:
+// first its SHA-256 (cheap) is looked for among the environment tokens and the managed tokens
+// already seen; only then is its keyed digest (HMAC, the stored form) looked for. Digests are
+// found by their first characters and then compared whole in constant time.
+import { timingSafeEqual } from 'node:crypto';
+import { addressMatcher } from './address-ranges.js';
+import { fingerprint, type EnvironmentToken } from './api-tokens.js';
+import type { Caller, TokenScope } from './caller.js';
+
+/** A managed token as the database holds it. */
+export interface ManagedToken {
+  readonly id: number;
+  readonly name: string;
+  readonly scope: TokenScope;
+  /** The keyed digest (HMAC) of the token. */
+  readonly digest: string;
+  readonly expiresAt: string | null;
+  readonly allowedIps: readonly string[] | null;
+}
+
+export interface KnownToken {
+  readonly caller: Caller;
+  /** The id of a managed token; undefined for an environment token. */
+  readonly id: number | undefined;
+  /** Milliseconds since the epoch; Infinity for a token that never expires. */
+  readonly expiresAt: number;
+  /** Whether a client address may use the token; undefined: any address. */
+  readonly allows: ((address: string) => boolean) | undefined;
+  /** When this process last accepted it (ms), 0 if never. */
+  lastUsed: number;
+  /** Used since its use was last handed to the database. */
+  unsaved: boolean;
+}
+
+// 48 bits: buckets almost always hold one digest, even with 100,000 tokens.
+const BUCKET_CHARS = 8;
+// Tokens whose SHA-256 is remembered once seen; past this many, the others pay the HMAC.
+const SEEN_MAX = 100_000;
+
+// SHA-256 and HMAC-SHA-256 in base64url: 43 characters.
+const DIGEST_CHARS = 43;
+
+class DigestTable {
+  private readonly buckets = new Map<string, { digest: Buffer; token: KnownToken }[]>();
+  private count = 0;
+  /** Where a presented digest is written to be compared: no buffer made per request. */
+  private readonly presented = Buffer.alloc(DIGEST_CHARS);
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(digest: string, token: KnownToken): void {
+    if (digest.length !== DIGEST_CHARS) throw new Error('a token digest is 43 base64url characters');
+    const key = digest.slice(0, BUCKET_CHARS);
+    const entry = { digest: Buffer.from(digest, 'latin1'), token };
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, [entry]);
+    else bucket.push(entry);
+    this.count += 1;
+  }
+
+  find(digest: string): KnownToken | undefined {
+    const bucket = this.buckets.get(digest.slice(0, BUCKET_CHARS));
+    if (bucket === undefined || digest.length !== DIGEST_CHARS) return undefined;
+    this.presented.write(digest, 'latin1');
+    let found: KnownToken | undefined;
+    for (const entry of bucket) {
+      if (timingSafeEqual(entry.digest, this.presented)) found = entry.token;
+    }
+    return found;
+  }
+
+  clear(): void {
+    this.buckets.clear();
+    this.count = 0;
+  }
+}
+
+function known(caller: Caller, id: number | undefined, expiresAt: string | null, allowedIps: readonly string[] | null): KnownToken {
+  return {
+    caller,
+    id,
+    expiresAt: expiresAt === null ? Infinity : Date.parse(expiresAt),
+    allows: allowedIps === null ? undefined : addressMatcher(allowedIps),
+    lastUsed: 0,
+    unsaved: false,
+  };
+}
+
+export class TokenIndex {
+  /** By SHA-256: the environment tokens, and the managed ones seen since the last change. */
+  private readonly seen = new DigestTable();
+  private readonly environment: readonly EnvironmentToken[];
+  /** Names a managed token may not take. */
+  readonly environmentNames: ReadonlySet<string>;
+  /** By keyed digest: every managed token. */
+  private readonly managed = new DigestTable();
+  private readonly byId = new Map<number, KnownToken>();
+  private readonly digests = new Map<number, string>();
+  private unsaved: KnownToken[] = [];
+
+  constructor(
+    environment: readonly EnvironmentToken[],
+    private readonly keyedDigest: (token: string) => string,
+  ) {
+    this.environment = environment;
+    this.forgetSeen();
+    this.environmentNames = new Set(environment.map((token) => token.caller.name));
+  }
+
+  /** Every token, environment and managed: none means anonymous access (on loopback only). */
+  get size(): number {
+    return this.environment.length + this.byId.size;
+  }
+
+  /** The token a request presents, if this process knows it (expired or not). */
+  identify(token: string): KnownToken | undefined {
+    const print = fingerprint(token);
+    const found = this.seen.find(print);
+    if (found !== undefined || this.byId.size === 0) return found;
+    const managed = this.managed.find(this.keyedDigest(token));
+    if (managed !== undefined && this.seen.size < SEEN_MAX) this.seen.add(print, managed);
+    return managed;
+  }
+
+  /** Notes that a request was accepted with the token. */
+  used(token: KnownToken, now: number): void {
+    token.lastUsed = now;
+    if (!token.unsaved && token.id !== undefined) {
+      token.unsaved = true;
+      this.unsaved.push(token);
+    }
+  }
+
+  /** Replaces the managed tokens by those the database holds now; uses not yet saved are kept. */
+  replaceManaged(tokens: readonly ManagedToken[]): void {
+    const previous = new Map(this.byId);
+    this.managed.clear();
+    this.forgetSeen();
+    this.byId.clear();
+    this.digests.clear();
+    this.unsaved = [];
+    for (const token of tokens) {
+      const added = this.addManaged(token);
+      const before = previous.get(token.id);
+      if (before === undefined) continue;
+      added.lastUsed = before.lastUsed;
+      if (before.unsaved) this.used(added, before.lastUsed);
+    }
+  }
+
+  addManaged(token: ManagedToken): KnownToken {
+    this.removeManaged(token.id);
+    const entry = known({ name: token.name, scope: token.scope }, token.id, token.expiresAt, token.allowedIps);
+    this.managed.add(token.digest, entry);
+    this.byId.set(token.id, entry);
+    this.digests.set(token.id, token.digest);
+    return entry;
+  }
+
+  /** A revocation: the token is refused from now on. */
+  removeManaged(id: number): void {
+    if (!this.byId.delete(id)) return;
+    this.digests.delete(id);
+    // A table has no way back from a token to its digest: it is rebuilt from the survivors.
+    this.managed.clear();
+    this.forgetSeen();
+    for (const [tokenId, token] of this.byId) this.managed.add(this.digests.get(tokenId)!, token);
+    this.unsaved = this.unsaved.filter((token) => token.id !== id);
+  }
+
+  /** Only the environment tokens are known by their SHA-256 until managed ones are seen again. */
+  private forgetSeen(): void {
+    this.seen.clear();
+    for (const token of this.environment) this.seen.add(token.fingerprint, known(token.caller, undefined, null, null));
+  }
+
+  /** When this process last accepted the managed token `id` (ms), 0 if never. */
+  lastUsed(id: number): number {
+    return this.byId.get(id)?.lastUsed ?? 0;
+  }
+
+  /** The uses not yet handed to the database; they count as handed over from now on. */
+  takeUsage(): { id: number; at: number }[] {
+    const taken = this.unsaved.map((token) => ({ id: token.id!, at: token.lastUsed }));
+    for (const token of this.unsaved) token.unsaved = false;
+    this.unsaved = [];
+    return taken;
+  }
+}

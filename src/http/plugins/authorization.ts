@@ -1,0 +1,63 @@
+// Access control (contract sections 9 and 14), after the rate limit: without any token (on a
+// loopback address only) everyone may do everything; otherwise a request needs a valid bearer
+// token (401), used before its expiry (401) from an allowed address (403), whose scope covers
+// the request (403): read for GET, HEAD and OPTIONS, write for the rest, admin for the token
+// endpoints. Runs before the body is read, so that an anonymous caller cannot probe which
+// paths exist. The OpenAPI document, the docs page and the health probes stay public.
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import { ANONYMOUS } from '../../auth/caller.js';
+import { isLoopback } from '../../auth/exposure-guard.js';
+import { isPublicPath } from '../../auth/public-paths.js';
+import { ApiError } from '../../errors/api-error.js';
+import { message, type MessageKey } from '../../messages/messages.js';
+import { routeFacts } from '../route-label.js';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const REALM = 'Bearer realm="config-api"';
+// RFC 6750, section 3.1; the description says why, as its own example does.
+const INVALID = `${REALM}, error="invalid_token"`;
+const EXPIRED = `${INVALID}, error_description="The access token expired"`;
+
+function unauthorized(key: MessageKey, challenge: string): ApiError {
+  return new ApiError('UNAUTHORIZED', message(key), [], { 'www-authenticate': challenge });
+}
+
+function refusalOf(request: FastifyRequest): ApiError | undefined {
+  switch (request.refusal) {
+    case 'invalid':
+      return unauthorized('auth.invalid', INVALID);
+    case 'expired':
+      return unauthorized('auth.expired', EXPIRED);
+    case 'address':
+      return new ApiError('FORBIDDEN', message('auth.address'));
+    default:
+      break;
+  }
+  const caller = request.caller;
+  if (caller === null) return unauthorized('auth.missing', REALM);
+  if (routeFacts(request).admin && caller.scope !== 'admin') return new ApiError('FORBIDDEN', message('auth.adminOnly'));
+  if (caller.scope === 'read' && !READ_METHODS.has(request.method)) {
+    return new ApiError('FORBIDDEN', message('auth.readOnly', { method: request.method }));
+  }
+  return undefined;
+}
+
+export default fp<{ host: string }>(
+  async (app, { host }) => {
+    const loopback = isLoopback(host);
+    const index = app.tokenIndex;
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (loopback && index.size === 0) {
+        request.caller = ANONYMOUS;
+        request.refusal = null;
+        done();
+      } else if (isPublicPath(request.url)) {
+        done();
+      } else {
+        done(refusalOf(request));
+      }
+    });
+  },
+  { name: 'authorization', dependencies: ['problem-responses', 'authentication'] },
+);

@@ -1,0 +1,59 @@
+// The token endpoints (contract section 14), for admin tokens only (`config.admin`, which the
+// authorization hook reads): POST creates a token and shows its secret once, GET lists and
+// reads tokens without it, DELETE revokes one, at once in this process and within about a
+// second in every other instance on the database (src/store/token-sync.ts).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { apiError } from '../../errors/api-error.js';
+import { asApiError } from '../../pipeline/handle-request.js';
+import { issueToken } from '../../pipeline/issue-token.js';
+import { parseListQuery } from '../../pipeline/parse-list-query.js';
+import { refuseQuery } from '../../pipeline/parse-request.js';
+import type { RequestTarget } from '../../pipeline/request-target.js';
+import type { Outcome } from '../../pipeline/respond.js';
+import { API_TOKENS } from '../../store/api-token-definition.js';
+import { endpointRoute } from './endpoint-route.js';
+
+export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
+  const sync = app.tokens;
+  const { store } = sync;
+  const notFound = (id: number) => apiError('NOT_FOUND', 'entry.notFound', { id, resource: API_TOKENS.name });
+
+  async function serve(target: RequestTarget, request: FastifyRequest): Promise<Outcome> {
+    const query = request.query as Record<string, unknown>;
+    if (target.endpoint === 'tokens' && request.method !== 'POST') {
+      const list = parseListQuery(API_TOKENS, query);
+      const { items, total } = await store.entries.list(API_TOKENS, list);
+      return { status: 200, body: JSON.stringify({ items: items.map((entry) => sync.withLastUse(entry)), total, limit: list.limit, offset: list.offset }) };
+    }
+    refuseQuery(query);
+    if (target.endpoint === 'tokens') {
+      const { entry, token, digest } = await issueToken(store, app.tokenDigester, request.body, app.tokenIndex.environmentNames);
+      sync.issued(entry, digest);
+      return {
+        status: 201,
+        // The one answer that carries the secret: no cache may keep it.
+        headers: { location: `/${target.lang}/api/tokens/${entry.id}`, 'cache-control': 'no-store' },
+        body: JSON.stringify({ id: entry.id, token, item: entry }),
+      };
+    }
+    const id = target.id!;
+    if (request.method === 'DELETE') {
+      if (!(await store.revoke(id))) throw notFound(id);
+      sync.revoked(id);
+      return { status: 200, body: JSON.stringify({ id, deleted: true, mode: 'hard' }) };
+    }
+    const entry = await store.entries.read(API_TOKENS, id);
+    if (entry === undefined) throw notFound(id);
+    return { status: 200, body: JSON.stringify({ item: sync.withLastUse(entry) }) };
+  }
+
+  const handle = async (target: RequestTarget, request: FastifyRequest): Promise<Outcome> => {
+    try {
+      return await serve(target, request);
+    } catch (error) {
+      throw asApiError(store.entries, error);
+    }
+  };
+  endpointRoute(app, app.registry, '/:lang/api/tokens', 'tokens', handle, { admin: true });
+  endpointRoute(app, app.registry, '/:lang/api/tokens/:id', 'token', handle, { admin: true });
+}

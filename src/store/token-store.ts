@@ -1,0 +1,100 @@
+// Storage of the managed API tokens. A token is an entry of API_TOKENS, written, read, listed
+// and removed by the registry-driven store like any entry (unique name, counted list totals);
+// what is the tokens' own lives here: the keyed digest written with the entry, the generation
+// every creation and revocation moves in the same transaction (other instances poll it to
+// learn of a revocation), the token key's check value, and last-use times saved in batches.
+import type { Kysely } from 'kysely';
+import type { ManagedToken } from '../auth/token-index.js';
+import type { TokenScope } from '../auth/caller.js';
+import type { DatabaseHandle } from '../db/connect.js';
+import type { Database } from '../db/database-schema.js';
+import { API_TOKENS } from './api-token-definition.js';
+import type { Entry } from './entry-rows.js';
+import type { ResourceStore } from './resource-store.js';
+
+const STATE_ROW = 1;
+
+export class TokenStore {
+  constructor(
+    private readonly handle: DatabaseHandle,
+    /** The store every entry goes through; token entries too. */
+    readonly entries: ResourceStore,
+  ) {}
+
+  /** Moves at every creation and revocation, on every instance's database alike. */
+  async generation(): Promise<number> {
+    const row = await this.handle.db.selectFrom('api_token_state').select('generation').where('id', '=', STATE_ROW).executeTakeFirstOrThrow();
+    return Number(row.generation);
+  }
+
+  /** Every managed token, as the in-memory index needs it. */
+  async all(): Promise<ManagedToken[]> {
+    const rows = await this.handle.db
+      .selectFrom('api_tokens')
+      .select(['id', 'name', 'scope', 'digest', 'expires_at', 'allowed_ips'])
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: row.name,
+      scope: row.scope as TokenScope,
+      digest: row.digest,
+      expiresAt: row.expires_at,
+      allowedIps: API_TOKENS.fields.allowed_ips!.type.fromColumn(row.allowed_ips) as string[] | null,
+    }));
+  }
+
+  /** Whether the stored digests, if any, were made with the key of this check value: a
+   * service started with another key would refuse every managed token. */
+  async keyMatches(keyCheck: string): Promise<boolean> {
+    const state = await this.handle.db.selectFrom('api_token_state').select('key_check').where('id', '=', STATE_ROW).executeTakeFirstOrThrow();
+    if (state.key_check === null || state.key_check === keyCheck) return true;
+    return (await this.handle.db.selectFrom('api_tokens').select('id').limit(1).executeTakeFirst()) === undefined;
+  }
+
+  /** Stores a new token (its field values, checked, and its keyed digest); throws
+   * UniqueConflict when the name is taken. */
+  async issue(values: Record<string, unknown>, digest: string, keyCheck: string, now: string): Promise<Entry> {
+    return this.entries.transaction(async (tx) => {
+      const entry = await tx.insert(API_TOKENS, values, now, { digest });
+      await moveGeneration(tx.tx, keyCheck);
+      return entry;
+    });
+  }
+
+  /** Removes a token for good; false if there is none with this id. */
+  async revoke(id: number): Promise<boolean> {
+    return this.entries.transaction(async (tx) => {
+      if ((await tx.lockForWrite(API_TOKENS, id)) === undefined) return false;
+      await tx.remove(API_TOKENS, id);
+      await moveGeneration(tx.tx, undefined);
+      return true;
+    });
+  }
+
+  /** Saves when tokens were last used, never moving a time back (another instance may have
+   * saved a later one). In id order, so that two instances saving at once never deadlock. */
+  async saveUsage(uses: readonly { id: number; at: number }[]): Promise<void> {
+    if (uses.length === 0) return;
+    const sorted = [...uses].sort((a, b) => a.id - b.id);
+    await this.handle.transaction(async (tx) => {
+      for (const { id, at } of sorted) {
+        const time = new Date(at).toISOString();
+        await tx
+          .updateTable('api_tokens')
+          .set({ last_used_at: time })
+          .where('id', '=', id)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', time)]))
+          .execute();
+      }
+    });
+  }
+}
+
+async function moveGeneration(tx: Kysely<Database>, keyCheck: string | undefined): Promise<void> {
+  await tx
+    .updateTable('api_token_state')
+    .set((eb) => ({ generation: eb('generation', '+', 1), ...(keyCheck === undefined ? {} : { key_check: keyCheck }) }))
+    .where('id', '=', STATE_ROW)
+    .execute();
+}
