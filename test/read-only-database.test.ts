@@ -20,6 +20,8 @@ import { BACKEND, MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL, createTestDatabase, typ
 import { until } from './support/until.js';
 
 const SECRET_KEY = randomBytes(32).toString('hex');
+// Given as variables, like SECRET_KEY: the key files the first start makes are root's.
+const TOKEN_KEY = randomBytes(32).toString('hex');
 
 function scratchDir(): string {
   return mkdtempSync(join(tmpdir(), 'config-api-readonly-'));
@@ -38,7 +40,7 @@ async function seed(server: TestServer): Promise<Map<number, Record<string, unkn
 }
 
 function assertRefusedToStart(databaseUrl: string, dataDir: string, user?: RunAs): void {
-  const run = runToExit(dataDir, { DATABASE_URL: databaseUrl, SECRET_KEY }, user);
+  const run = runToExit(dataDir, { DATABASE_URL: databaseUrl, SECRET_KEY, TOKEN_KEY }, user);
   assert.equal(run.status, 1, `${run.stdout}\n${run.stderr}`);
   const lines = run.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 1, `one line: ${run.stderr}`);
@@ -73,14 +75,14 @@ describe('a database that refuses writes', () => {
     const database = await createTestDatabase(dir);
     let server: TestServer | undefined;
     try {
-      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY } });
+      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY } });
       const acknowledged = await seed(server);
       assert.equal(await server.stop(), 0);
       // The file stays root's and read-only to others. In a folder where the user nobody may not
       // create files, SQLite cannot even read it (WAL needs its -shm file): said plainly.
       chmodSync(database.file!, 0o644);
       chmodSync(dir, 0o755);
-      const unreadable = runToExit(dir, { DATABASE_URL: database.url, SECRET_KEY, READ_ONLY: 'true' }, NOBODY);
+      const unreadable = runToExit(dir, { DATABASE_URL: database.url, SECRET_KEY, TOKEN_KEY, READ_ONLY: 'true' }, NOBODY);
       assert.equal(unreadable.status, 1);
       assert.match(unreadable.stderr, /^config-api: cannot start: SQLite cannot use .*: this user may not create files in its folder, .*\n$/);
       // In a shared folder, as /tmp, it can read the file, but not write it.
@@ -88,7 +90,7 @@ describe('a database that refuses writes', () => {
       const before = createHash('sha256').update(readFileSync(database.file!)).digest('hex');
 
       assertRefusedToStart(database.url, dir, NOBODY);
-      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, READ_ONLY: 'true' }, user: NOBODY });
+      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY, READ_ONLY: 'true' }, user: NOBODY });
       await assertServesReadsOnly(server, acknowledged);
       assert.equal(await server.stop(), 0);
       server = undefined;
@@ -107,7 +109,7 @@ describe('a database that refuses writes', () => {
     const name = new URL(database.url).pathname.slice(1);
     let server: TestServer | undefined;
     try {
-      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY } });
+      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY } });
       const acknowledged = await seed(server);
 
       // As a failover to a standby does: the sessions open from now on are read-only.
@@ -133,7 +135,7 @@ describe('a database that refuses writes', () => {
 
       await postgresReadOnly(name, true);
       assertRefusedToStart(database.url, dir);
-      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, READ_ONLY: 'true' } });
+      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY, READ_ONLY: 'true' } });
       await assertServesReadsOnly(server, acknowledged);
     } finally {
       await server?.stop();
@@ -150,14 +152,14 @@ describe('a database that refuses writes', () => {
     const user = `cfgro_${randomBytes(4).toString('hex')}`;
     let server: TestServer | undefined;
     try {
-      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY } });
+      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY } });
       const acknowledged = await seed(server);
       assert.equal(await server.stop(), 0);
       server = undefined;
 
       const readOnlyUrl = await mariadbReader(database, user);
       assertRefusedToStart(readOnlyUrl, dir);
-      server = await startServer({ database: { ...database, url: readOnlyUrl }, dataDir: dir, env: { SECRET_KEY, READ_ONLY: 'true' } });
+      server = await startServer({ database: { ...database, url: readOnlyUrl }, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY, READ_ONLY: 'true' } });
       await assertServesReadsOnly(server, acknowledged);
     } finally {
       await server?.stop();

@@ -33,7 +33,15 @@ function readOrCreateKeyFile(path: string): Buffer {
   return decodeKey(readFileSync(path, 'utf8'), `the key file ${path}`);
 }
 
-/** The key of `variable` (its value, named in messages) if set, else of the key file. */
+/** The key of `variable` (its value, named in messages) if set, else of the key file. A key
+ * file this process may not read or create stops the start with one sentence, not a stack. */
 export function loadKey(value: string | undefined, variable: string, keyFile: string): Buffer {
-  return value !== undefined ? decodeKey(value, variable) : readOrCreateKeyFile(keyFile);
+  if (value !== undefined) return decodeKey(value, variable);
+  try {
+    return readOrCreateKeyFile(keyFile);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    throw new ConfigError(`the key file ${keyFile} cannot be read or created (${code}); set ${variable}, or give this user the file and its folder`);
+  }
 }
