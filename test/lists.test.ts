@@ -80,9 +80,9 @@ describe('paging', () => {
 });
 
 describe('sort', () => {
-  test('ascending and descending by one field, ties broken by id (newest first)', async () => {
+  test('ascending and descending by one field, ties broken by id in the same direction', async () => {
     const byPort = await list(`${SERVERS}?sort=port`);
-    const expected = [...live()].sort((a, b) => a.port - b.port || b.id - a.id);
+    const expected = [...live()].sort((a, b) => a.port - b.port || a.id - b.id);
     assert.deepEqual(ids(byPort.body.items), ids(expected));
     const byPortDesc = await list(`${SERVERS}?sort=-port`);
     assert.deepEqual(ids(byPortDesc.body.items), ids([...live()].sort((a, b) => b.port - a.port || b.id - a.id)));

@@ -73,7 +73,9 @@ function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
     seen.add(name);
     sort.push({ column: field.column, descending });
   }
-  if (!seen.has('id')) sort.push({ column: 'id', descending: true });
+  // The id breaks ties in the direction of the last key, so that an index on (column, id)
+  // yields the whole order on every backend (a mixed order would sort every match).
+  if (!seen.has('id')) sort.push({ column: 'id', descending: sort[sort.length - 1]!.descending });
   return sort;
 }
 

@@ -1,13 +1,14 @@
 // Storage for every resource, driven by the registry: one code path for all tables. Columns
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts).
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle, DatabaseFailure } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
-import { QueryTemplates, type SlotMaker } from './query-templates.js';
+import { listStatements } from './list-statements.js';
+import { QueryTemplates } from './query-templates.js';
 import { readCount } from './resource-counts.js';
 import { StoreTransaction } from './store-transaction.js';
 
@@ -51,47 +52,30 @@ export class ResourceStore {
 
   async list(resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number }> {
     const db = this.handle.db as AnyDb;
-    const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-    const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
-    const search = list.search !== undefined && list.search.columns.length > 0 ? list.search : undefined;
-    // Slots: the filter values, the ids of the link filters, the search pattern, then limit and offset.
-    const values: unknown[] = [...list.filters.map((filter) => filter.value), ...list.linkFilters.map((filter) => filter.id)];
-    // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
-    if (search !== undefined) values.push(`%${search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
-    const matching = (slot: SlotMaker) => {
-      let query = db.selectFrom(resource.table);
-      if (hideDeleted && flagColumn !== undefined) query = query.where(flagColumn, '=', 0);
-      list.filters.forEach((filter, index) => {
-        query = query.where(filter.column, '=', slot(index));
-      });
-      list.linkFilters.forEach(({ link }, index) => {
-        const owners = db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(list.filters.length + index));
-        query = query.where('id', 'in', owners);
-      });
-      if (search !== undefined) {
-        const pattern = slot(list.filters.length + list.linkFilters.length);
-        query = query.where((eb) => eb.or(search.columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
-      }
-      return query;
-    };
-    const linked = list.linkFilters.map((filter) => filter.link.table).join(',');
-    const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${linked} ${search?.columns.join(',') ?? '-'}`;
-    const sort = list.sort.map((key) => `${key.column}${key.descending ? '-' : '+'}`).join(',');
-    const page = this.templates.get(`page ${resource.table} ${where} ${sort}`, (slot) => {
-      let query = matching(slot).select(this.selections.all(resource));
-      for (const key of list.sort) query = query.orderBy(key.column, key.descending ? 'desc' : 'asc');
-      return query.limit(slot(values.length)).offset(slot(values.length + 1));
-    });
-    const rows = (await page.execute(db, [...values, list.limit, list.offset])).rows as Row[];
+    const statements = listStatements(db, this.templates, this.selections, resource, list);
+    const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     const items = rows.map((row) => decodeEntry(resource, row));
-
     let total: number;
-    if (list.filters.length === 0 && list.linkFilters.length === 0 && search === undefined) {
+    if (statements.count === undefined) {
+      const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
       total = await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total');
     } else {
-      const count = this.templates.get(`count ${resource.table} ${where}`, (slot) => matching(slot).select((eb) => eb.fn.countAll().as('total')));
-      total = Number(((await count.execute(db, values)).rows[0] as { total: unknown } | undefined)?.total ?? 0);
+      total = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
     }
     return { items, total };
+  }
+
+  /** How the database would run the page query of `list`, and whether it reads the whole table
+   * (the planner test looks at the very statement lists run). */
+  async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean }> {
+    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list);
+    const explain = this.handle.queries.explain(statements.page.with(statements.pageValues));
+    const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
+    return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table) };
+  }
+
+  /** Brings the planner's statistics of every resource table up to date. */
+  async refreshStatistics(resources: readonly ResourceDefinition[]): Promise<void> {
+    await this.handle.queries.refreshStatistics(this.handle.db, resources.map((resource) => resource.table));
   }
 }

@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { Dialect, Expression, RawBuilder } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 
 export interface DatabaseCapabilities {
@@ -59,6 +59,13 @@ export interface OpenedDatabase {
 export interface DialectQueries {
   /** The values of an integer column, joined by commas (an aggregate; order unspecified). */
   joinedIds(column: Expression<unknown>): RawBuilder<string | null>;
+  /** Brings the query planner's statistics of `tables` up to date, from a sample (cheap at a
+   * million rows): without them a planner may read a whole table where an index would do. */
+  refreshStatistics(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** The statement that shows how `query` would be run (its plan, one row per step). */
+  explain(query: CompiledQuery): CompiledQuery;
+  /** Whether a plan of `explain` reads every row of `table` (rather than through an index). */
+  scansWholeTable(plan: readonly Record<string, unknown>[], table: string): boolean;
 }
 
 export interface DatabaseDialect {

@@ -1,6 +1,6 @@
 // MariaDB (and MySQL) through mysql2: a pool per instance, row locks, no RETURNING, binary
 // collation so that uniqueness is exact as on the other backends.
-import { MysqlDialect, sql } from 'kysely';
+import { CompiledQuery, MysqlDialect, sql } from 'kysely';
 import { createPool } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
@@ -70,6 +70,9 @@ const ddl: Ddl = {
   // AUTO_INCREMENT continues after the largest id.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
   continueIdsAfterSeeds: async () => undefined,
+  dropIndex: async (db, table, name) => {
+    await db.schema.dropIndex(name).on(table).execute();
+  },
 };
 
 export const mariadbDialect: DatabaseDialect = {
@@ -79,5 +82,15 @@ export const mariadbDialect: DatabaseDialect = {
   privateToProcess: () => false,
   failureOf: serverFailureOf(FAILURES),
   ddl,
-  queries: { joinedIds: (column) => sql`group_concat(${column})` },
+  queries: {
+    joinedIds: (column) => sql`group_concat(${column})`,
+    // InnoDB keeps persistent statistics and recomputes them after 10% of a table changed;
+    // ANALYZE TABLE recomputes them now, from sampled pages.
+    refreshStatistics: async (db, tables) => {
+      await sql`analyze table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+    },
+    explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+    // Access type ALL: every row of the table is read.
+    scansWholeTable: (plan, table) => plan.some((row) => row.table === table && row.type === 'ALL'),
+  },
 };

@@ -1,6 +1,6 @@
 // PostgreSQL through node-postgres: a pool per instance, row locks, RETURNING, and a
 // transaction that a refused statement aborts as a whole.
-import { PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Ddl } from '../migrations/ddl.js';
 import { withTimestamps } from './entry-table.js';
@@ -55,6 +55,9 @@ const ddl: Ddl = {
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
   },
+  dropIndex: async (db, _table, name) => {
+    await db.schema.dropIndex(name).execute();
+  },
 };
 
 export const postgresDialect: DatabaseDialect = {
@@ -64,5 +67,13 @@ export const postgresDialect: DatabaseDialect = {
   privateToProcess: () => false,
   failureOf: serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE),
   ddl,
-  queries: { joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')` },
+  queries: {
+    joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
+    // Autovacuum analyses too, but only after enough changes; ANALYZE reads a sample.
+    refreshStatistics: async (db, tables) => {
+      await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+    },
+    explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+    scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`Seq Scan on ${table}\\b`).test(String(row['QUERY PLAN']))),
+  },
 };

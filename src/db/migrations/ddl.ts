@@ -17,6 +17,8 @@ export interface Ddl {
   createLinkTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
   /** After rows were inserted with explicit ids: new rows get ids above the largest. */
   continueIdsAfterSeeds(db: Kysely<any>, table: string): Promise<void>;
+  /** Drops index `name` of `table` (MariaDB names the table, the others refuse it). */
+  dropIndex(db: Kysely<any>, table: string, name: string): Promise<void>;
 }
 
 export interface Migration {

@@ -21,6 +21,8 @@ declare module 'fastify' {
   }
 }
 
+const STATISTICS_REFRESH_MS = 5 * 60_000;
+
 export interface DatabaseOptions {
   config: Config;
   registry: Registry;
@@ -41,7 +43,16 @@ export default fp<DatabaseOptions>(
         'the encryption key (SECRET_KEY or SECRET_KEY_FILE) is not the one that sealed the stored SSH private keys; start with the original key',
       );
     }
-    app.decorate('store', new ResourceStore(handle, app.secretBox));
+    const store = new ResourceStore(handle, app.secretBox);
+    // The planner needs current statistics to pick the list indexes (a table seeded or grown
+    // since it was last analysed could be read whole): refreshed now, then every few minutes.
+    await store.refreshStatistics(registry.resources);
+    const statistics = setInterval(() => {
+      store.refreshStatistics(registry.resources).catch((error: unknown) => app.log.warn({ err: error }, 'refreshing planner statistics failed'));
+    }, STATISTICS_REFRESH_MS);
+    statistics.unref();
+    app.addHook('onClose', async () => clearInterval(statistics));
+    app.decorate('store', store);
     const marker = handle.changeMarker;
     app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker) : undefined);
     app.decorate('database', handle);
