@@ -796,8 +796,10 @@ export interface components {
         };
         TagList: {
             items: components["schemas"]["Tag"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };
@@ -954,8 +956,10 @@ export interface components {
         };
         ClientList: {
             items: components["schemas"]["Client"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };
@@ -1109,8 +1113,10 @@ export interface components {
         };
         EnvironmentList: {
             items: components["schemas"]["Environment"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };
@@ -1271,8 +1277,10 @@ export interface components {
         };
         AliasList: {
             items: components["schemas"]["Alias"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };
@@ -1462,8 +1470,10 @@ export interface components {
         };
         StorageAreaList: {
             items: components["schemas"]["StorageArea"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };
@@ -1759,8 +1769,10 @@ export interface components {
         };
         ServerList: {
             items: components["schemas"]["Server"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };
@@ -1957,8 +1969,10 @@ export interface components {
         };
         SshKeyList: {
             items: components["schemas"]["SshKey"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
         };

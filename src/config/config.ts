@@ -34,6 +34,8 @@ export interface Config {
   workers: number;
   /** Entries GET by id keeps in memory (SQLite only); 0 turns the cache off. */
   entryCacheSize: number;
+  /** Filtered lists count their matches exactly up to this many, then give a lower bound. */
+  listExactTotalMax: number;
 }
 
 export { ConfigError };
@@ -97,5 +99,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     workers,
     entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
+    listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 10_000, 1, 100_000_000),
   };
 }

@@ -107,6 +107,7 @@ export function resourceSchemas(context: DocumentContext, resource: ResourceDefi
       object({
         items: { type: 'array', items: ref(s) },
         total: { type: 'integer', minimum: 0, description: context.t.total },
+        total_exact: { type: 'boolean', description: context.t.totalExact },
         limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
         offset: { type: 'integer', minimum: 0 },
       }),

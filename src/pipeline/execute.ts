@@ -20,7 +20,7 @@ export interface ExecutionContext {
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
 export type Result =
-  | { readonly action: 'list'; readonly plan: ListPlan; readonly items: Entry[]; readonly total: number }
+  | { readonly action: 'list'; readonly plan: ListPlan; readonly items: Entry[]; readonly total: number; readonly totalExact: boolean }
   | { readonly action: 'read'; readonly plan: ReadPlan; readonly shown: ShownEntry }
   | { readonly action: 'create' | 'update'; readonly plan: WritePlan; readonly entry: Entry }
   | { readonly action: 'delete'; readonly plan: DeletePlan }

@@ -26,8 +26,8 @@ export function respond(result: Result): Outcome {
   const resource = JSON.stringify(plan.resource.name);
   switch (result.action) {
     case 'list': {
-      const { items, total } = result;
-      return { status: 200, body: JSON.stringify({ items, total, limit: result.plan.list.limit, offset: result.plan.list.offset }) };
+      const { items, total, totalExact } = result;
+      return { status: 200, body: JSON.stringify({ items, total, total_exact: totalExact, limit: result.plan.list.limit, offset: result.plan.list.offset }) };
     }
     case 'read': {
       const { json, etag } = result.shown;

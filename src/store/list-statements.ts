@@ -13,12 +13,20 @@ export interface ListStatements {
   readonly page: QueryTemplate<unknown>;
   /** The values of the page's slots. */
   readonly pageValues: readonly unknown[];
-  /** Undefined for an unfiltered list, whose total is kept in resource_counts. */
+  /** Counts the matches, at most `countValues`' last value of them; undefined for an
+   * unfiltered list, whose total is kept in resource_counts. */
   readonly count: QueryTemplate<{ total: unknown }> | undefined;
   readonly countValues: readonly unknown[];
 }
 
-export function listStatements(db: AnyDb, templates: QueryTemplates, selections: EntrySelections, resource: ResourceDefinition, list: ListQuery): ListStatements {
+export function listStatements(
+  db: AnyDb,
+  templates: QueryTemplates,
+  selections: EntrySelections,
+  resource: ResourceDefinition,
+  list: ListQuery,
+  countAtMost: number,
+): ListStatements {
   const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
   const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
   const search = list.search !== undefined && list.search.columns.length > 0 ? list.search : undefined;
@@ -51,6 +59,14 @@ export function listStatements(db: AnyDb, templates: QueryTemplates, selections:
     return query.limit(slot(values.length)).offset(slot(values.length + 1));
   });
   const filtered = list.filters.length > 0 || list.linkFilters.length > 0 || search !== undefined;
-  const count = filtered ? templates.get(`count ${resource.table} ${where}`, (slot) => matching(slot).select((eb) => eb.fn.countAll().as('total'))) : undefined;
-  return { page, pageValues: [...values, list.limit, list.offset], count, countValues: values };
+  // A count stopped after `countAtMost` matches: read through the index of the filter, it
+  // costs at most that many index entries, however many match.
+  const count = filtered
+    ? templates.get(`count ${resource.table} ${where}`, (slot) =>
+        db
+          .selectFrom(matching(slot).select(sql.lit(1).as('one')).limit(slot(values.length)).as('matches'))
+          .select((eb) => eb.fn.countAll().as('total')),
+      )
+    : undefined;
+  return { page, pageValues: [...values, list.limit, list.offset], count, countValues: [...values, countAtMost] };
 }

@@ -22,6 +22,8 @@ export class ResourceStore {
   constructor(
     private readonly handle: DatabaseHandle,
     private readonly secrets: SecretBox,
+    /** Filtered lists count their matches exactly up to this many (see `list`). */
+    private readonly exactTotalMax = 10_000,
   ) {
     this.selections = new EntrySelections(handle.queries);
   }
@@ -50,25 +52,29 @@ export class ResourceStore {
     return row === undefined ? undefined : decodeEntry(resource, row);
   }
 
-  async list(resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number }> {
+  /**
+   * A page and its total. An unfiltered total is read from resource_counts; a filtered one is
+   * counted, but only up to `exactTotalMax + 1` matches: past that, `total` is a lower bound
+   * (the cap, or the entries up to the end of this page if more) and `totalExact` is false.
+   */
+  async list(resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number; totalExact: boolean }> {
     const db = this.handle.db as AnyDb;
-    const statements = listStatements(db, this.templates, this.selections, resource, list);
+    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1);
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     const items = rows.map((row) => decodeEntry(resource, row));
-    let total: number;
     if (statements.count === undefined) {
       const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-      total = await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total');
-    } else {
-      total = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
+      return { items, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
     }
-    return { items, total };
+    const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
+    if (counted <= this.exactTotalMax) return { items, total: counted, totalExact: true };
+    return { items, total: Math.max(this.exactTotalMax, list.offset + items.length), totalExact: false };
   }
 
   /** How the database would run the page query of `list`, and whether it reads the whole table
    * (the planner test looks at the very statement lists run). */
   async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean }> {
-    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list);
+    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1);
     const explain = this.handle.queries.explain(statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
     return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table) };

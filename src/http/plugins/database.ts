@@ -43,7 +43,7 @@ export default fp<DatabaseOptions>(
         'the encryption key (SECRET_KEY or SECRET_KEY_FILE) is not the one that sealed the stored SSH private keys; start with the original key',
       );
     }
-    const store = new ResourceStore(handle, app.secretBox);
+    const store = new ResourceStore(handle, app.secretBox, config.listExactTotalMax);
     // The planner needs current statistics to pick the list indexes (a table seeded or grown
     // since it was last analysed could be read whole): refreshed now, then every few minutes.
     await store.refreshStatistics(registry.resources);
