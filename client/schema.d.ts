@@ -2115,6 +2115,14 @@ export interface components {
             };
             content?: never;
         };
+        /** @description No entry of the resource has changed since the ETag sent in If-None-Match; no body. */
+        ListNotModified: {
+            headers: {
+                ETag: components["headers"]["ETagOfList"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description A query parameter is unknown, repeated or invalid (BAD_QUERY). */
         BadQuery: {
             headers: {
@@ -2524,6 +2532,8 @@ export interface components {
         IfMatch: string;
         /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
         IfNoneMatch: string;
+        /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+        IfNoneMatchList: string;
     };
     requestBodies: never;
     headers: {
@@ -2531,6 +2541,8 @@ export interface components {
         ETag: string;
         /** @description Path of the new entry. */
         Location: string;
+        /** @description Version of this list (the same query): it changes whenever an entry of the resource changes, for If-None-Match. */
+        ETagOfList: string;
         /** @description Version of the entry, for If-None-Match and If-Match. */
         ETagOfOne: string;
         /** @description Present, `true`, on the answer to a dry run. */
@@ -2570,7 +2582,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -2582,12 +2597,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -2956,7 +2973,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -2968,12 +2988,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClientList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -3344,7 +3366,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -3356,12 +3381,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EnvironmentList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -3733,7 +3760,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -3745,12 +3775,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AliasList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -4123,7 +4155,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -4135,12 +4170,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StorageAreaList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -4536,7 +4573,10 @@ export interface operations {
                 /** @description Entries whose tags hold this id; repeat it for entries holding every id named. */
                 tag?: number[];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -4548,12 +4588,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServerList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
@@ -4990,7 +5032,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /** @description Language of messages and of this document: fr or en; the other platform languages answer in English. */
                 lang: components["parameters"]["Lang"];
@@ -5002,12 +5047,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SshKeyList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];

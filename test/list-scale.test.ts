@@ -42,3 +42,43 @@ describe('total', () => {
     assert.deepEqual([deeper.body.total, deeper.body.total_exact], [4, false]);
   });
 });
+
+describe('list ETag and 304', () => {
+  const poll = (path: string, etag?: string) => server.request('GET', path, etag === undefined ? {} : { headers: { 'if-none-match': etag } });
+
+  test('an unchanged list answers 304 with its tag; another query has another tag', async () => {
+    const first = await poll(`${SERVERS}?port=3306&sort=hostname`);
+    const etag = first.headers.get('etag')!;
+    assert.match(etag, /^"[^"]+"$/);
+    const again = await poll(`${SERVERS}?port=3306&sort=hostname`, etag);
+    assert.equal(again.status, 304);
+    assert.equal(again.headers.get('etag'), etag);
+    assert.equal((await poll(`${SERVERS}?port=3306&sort=hostname`, `W/${etag}`)).status, 304, 'weak comparison');
+    assert.equal((await poll(`${SERVERS}?sort=hostname&port=3306`, etag)).status, 304, 'parameter order does not matter');
+    const other = await poll(`${SERVERS}?port=3306&sort=-hostname`, etag);
+    assert.equal(other.status, 200);
+    assert.notEqual(other.headers.get('etag'), etag);
+  });
+
+  test('a write to the resource, a tag leaving servers, changes the tag; dry runs, other resources and no-op writes do not', async () => {
+    const path = `${SERVERS}?limit=3`;
+    const tagOf = async () => (await poll(path)).headers.get('etag')!;
+    const start = await tagOf();
+    const target = (await poll(path)).body.items[0];
+    assert.equal((await server.request('PATCH', `${SERVERS}/${target.id}?dry_run=true`, { body: { hostname: 'renamed' } })).status, 200);
+    const tag = await server.request('POST', '/en/api/config/tags', { body: { name: 'etag-test' } });
+    assert.equal((await poll(path, start)).status, 304, 'a dry run and a write to another resource leave it');
+    assert.equal((await server.request('PATCH', `${SERVERS}/${target.id}`, { body: { hostname: target.hostname } })).status, 200);
+    assert.equal((await poll(path, start)).status, 304, 'a write that changes nothing leaves it');
+
+    assert.equal((await server.request('PATCH', `${SERVERS}/${target.id}`, { body: { add_tags: [tag.body.id] } })).status, 200);
+    const tagged = await poll(path, start);
+    assert.equal(tagged.status, 200);
+    assert.deepEqual(tagged.body.items[0].tags, [tag.body.id]);
+    const afterTagging = tagged.headers.get('etag')!;
+    assert.equal((await server.request('DELETE', `/en/api/config/tags/${tag.body.id}`)).status, 200);
+    const untagged = await poll(path, afterTagging);
+    assert.equal(untagged.status, 200, 'deleting a tag changes the servers that held it');
+    assert.deepEqual(untagged.body.items[0].tags, []);
+  });
+});

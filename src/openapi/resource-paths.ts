@@ -120,8 +120,12 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           tags,
           summary: t.list(resource.name),
           description: t.listDescription(description),
-          parameters: listParameters(context, resource),
-          responses: { '200': { description: t.listed, content: json(ref(`${s}List`)) }, ...errors(...ALWAYS, ...READ_ACCESS, 'BadQuery') },
+          parameters: [...listParameters(context, resource), parameterRef('IfNoneMatchList')],
+          responses: {
+            '200': { description: t.listed, headers: { ETag: headerRef('ETagOfList') }, content: json(ref(`${s}List`)) },
+            '304': { $ref: '#/components/responses/ListNotModified' },
+            ...errors(...ALWAYS, ...READ_ACCESS, 'BadQuery'),
+          },
         },
         post: {
           operationId: `create${s}`,

@@ -26,9 +26,11 @@ export function respond(result: Result): Outcome {
   const resource = JSON.stringify(plan.resource.name);
   switch (result.action) {
     case 'list': {
-      const { items, total, totalExact } = result;
-      return { status: 200, body: JSON.stringify({ items, total, total_exact: totalExact, limit: result.plan.list.limit, offset: result.plan.list.offset }) };
+      const { items, total, totalExact, etag } = result;
+      return { status: 200, headers: { etag }, body: JSON.stringify({ items, total, total_exact: totalExact, limit: result.plan.list.limit, offset: result.plan.list.offset }) };
     }
+    case 'list unchanged':
+      return { status: 304, headers: { etag: result.etag } };
     case 'read': {
       const { json, etag } = result.shown;
       const ifNoneMatch = result.plan.ifNoneMatch;

@@ -9,7 +9,7 @@ import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
-import { readCount } from './resource-counts.js';
+import { readChanges, readCount } from './resource-counts.js';
 import { StoreTransaction } from './store-transaction.js';
 
 // Generic code over tables named at run time: the registry, not the compiler, vouches for them.
@@ -69,6 +69,11 @@ export class ResourceStore {
     const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
     if (counted <= this.exactTotalMax) return { items, total: counted, totalExact: true };
     return { items, total: Math.max(this.exactTotalMax, list.offset + items.length), totalExact: false };
+  }
+
+  /** The version of the lists of `resource`: moves with every committed change of its table. */
+  listVersion(resource: ResourceDefinition): Promise<string> {
+    return readChanges(this.handle.db, this.templates, resource);
   }
 
   /** How the database would run the page query of `list`, and whether it reads the whole table

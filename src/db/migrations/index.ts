@@ -3,7 +3,7 @@
 import * as initialSchema from './0001-initial-schema.js';
 import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
 import * as fleetModel from './0003-fleet-model.js';
-import * as listIndexes from './0005-list-indexes.js';
+import * as fleetScaleLists from './0005-fleet-scale-lists.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -11,5 +11,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-list-counts-and-indexes': listCountsAndIndexes,
   '0003-fleet-model': fleetModel,
   // 0004 is left to the change log, developed alongside.
-  '0005-list-indexes': listIndexes,
+  '0005-fleet-scale-lists': fleetScaleLists,
 };

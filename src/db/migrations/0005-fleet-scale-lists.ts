@@ -1,4 +1,9 @@
-// Frozen. Lists filter and sort servers by any field they show (contract sections 7 and 15):
+// Frozen. Lists at fleet scale (contract section 15).
+//
+// A change counter per table in resource_counts, moved by every transaction that changes the
+// table (in that transaction), so that a list's ETag is known without running the list.
+//
+// Lists filter and sort servers by any field they show (contract sections 7 and 15):
 // each such column gets an index, so that at a million servers no single filter or sort
 // reads the whole table. Each index ends with the id, the sort's tie-break: an equality
 // filter then reads its matches already in id order, and a sort by the column is read in
@@ -14,6 +19,7 @@ const COLUMNS = ['hostname', 'port', 'created_at', 'updated_at', 'ssl', 'ssh', '
 const REPLACED = ['servers_is_monitored_idx', 'servers_is_deleted_idx', 'servers_id_client_idx', 'servers_id_environment_idx'];
 
 export async function up(db: Kysely<any>, ddl: Ddl): Promise<void> {
+  await db.schema.alterTable('resource_counts').addColumn('changes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
   // Created first: MariaDB refuses to drop the index a foreign key uses until another serves it.
   for (const column of COLUMNS) await db.schema.createIndex(`servers_${column}_id_idx`).on('servers').columns([column, 'id']).execute();
   for (const name of REPLACED) await ddl.dropIndex(db, 'servers', name);
@@ -22,4 +28,5 @@ export async function up(db: Kysely<any>, ddl: Ddl): Promise<void> {
 export async function down(db: Kysely<any>, ddl: Ddl): Promise<void> {
   for (const name of REPLACED) await db.schema.createIndex(name).on('servers').column(name.slice('servers_'.length, -'_idx'.length)).execute();
   for (const column of COLUMNS) await ddl.dropIndex(db, 'servers', `servers_${column}_id_idx`);
+  await db.schema.alterTable('resource_counts').dropColumn('changes').execute();
 }
