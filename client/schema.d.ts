@@ -802,6 +802,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         TagItem: {
             item: components["schemas"]["Tag"];
@@ -962,6 +964,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         ClientItem: {
             item: components["schemas"]["Client"];
@@ -1119,6 +1123,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         EnvironmentItem: {
             item: components["schemas"]["Environment"];
@@ -1283,6 +1289,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         AliasItem: {
             item: components["schemas"]["Alias"];
@@ -1476,6 +1484,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         StorageAreaItem: {
             item: components["schemas"]["StorageArea"];
@@ -1775,6 +1785,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         ServerItem: {
             item: components["schemas"]["Server"];
@@ -1975,6 +1987,8 @@ export interface components {
             total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         SshKeyItem: {
             item: components["schemas"]["SshKey"];
@@ -2569,6 +2583,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `name` equals this value. */
@@ -2960,6 +2976,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `libelle` equals this value. */
@@ -3351,6 +3369,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `libelle` equals this value. */
@@ -3747,6 +3767,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `id_mysql_server` equals this value. */
@@ -4136,6 +4158,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `ip` equals this value. */
@@ -4540,6 +4564,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description true also lists entries marked deleted. */
                 include_deleted?: components["parameters"]["IncludeDeleted"];
                 /** @description Only entries whose `id` equals this value. */
@@ -5019,6 +5045,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `type` equals this value. */

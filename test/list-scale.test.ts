@@ -82,3 +82,76 @@ describe('list ETag and 304', () => {
     assert.deepEqual(untagged.body.items[0].tags, []);
   });
 });
+
+describe('cursors', () => {
+  const PREFIX = 'walk';
+  const ips = { next: 1 };
+  const addServers = async (count: number, extra: (i: number) => Record<string, unknown> = () => ({})) => {
+    const batch = Array.from({ length: count }, (_, i) => ({ ip: `10.8.${ips.next >> 8}.${ips.next++ & 255}`, hostname: `${PREFIX}-${(ips.next * 7919) % 1000}`, port: 3300 + (ips.next % 4), ...extra(i) }));
+    const reply = await server.request('POST', SERVERS, { body: batch });
+    assert.equal(reply.status, 201, reply.text);
+    return reply.body.items as { id: number }[];
+  };
+
+  // Walks the list by cursor, inserting and deleting servers between pages; every server that
+  // exists for the whole walk must be seen exactly once.
+  async function walk(query: string): Promise<void> {
+    const all = (await server.request('GET', `${SERVERS}?${query}&limit=1000`)).body.items as { id: number }[];
+    const doomed = new Set(all.filter((_, i) => i % 5 === 2).map((entry) => entry.id));
+    const stable = all.filter((entry) => !doomed.has(entry.id)).map((entry) => entry.id);
+    const seen: number[] = [];
+    let after: string | null = null;
+    let pages = 0;
+    do {
+      const page: { status: number; body: any } = await server.request('GET', `${SERVERS}?${query}&limit=4${after === null ? '' : `&after=${after}`}`);
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      seen.push(...page.body.items.map((entry: { id: number }) => entry.id));
+      after = page.body.next;
+      pages += 1;
+      // Meanwhile: new servers (some sort before the cursor, some after) and deletes.
+      await addServers(2, (i) => ({ id_client: i === 0 ? null : 99 }));
+      const victim = [...doomed].pop();
+      if (victim !== undefined) {
+        doomed.delete(victim);
+        assert.equal((await server.request('DELETE', `${SERVERS}/${victim}`)).status, 200);
+      }
+    } while (after !== null && pages < 200);
+    assert.equal(after, null, 'the walk ends');
+    assert.equal(new Set(seen).size, seen.length, `${query}: no entry twice`);
+    const missing = stable.filter((id) => !seen.includes(id));
+    assert.deepEqual(missing, [], `${query}: no entry skipped`);
+  }
+
+  before(async () => {
+    await addServers(30, (i) => ({ id_client: i % 3 === 0 ? null : 99, is_monitored: i % 4 !== 0 }));
+  });
+
+  for (const query of ['sort=-id', 'sort=hostname', 'sort=-port', 'sort=id_client', 'sort=-id_client', 'sort=-is_monitored,hostname', 'port=3301&sort=-updated_at']) {
+    test(`a walk with concurrent inserts and deletes: ${query}`, () => walk(query));
+  }
+
+  test('NULL sorts first ascending, last descending, on every backend', async () => {
+    const ascending = (await server.request('GET', `${SERVERS}?sort=id_client&limit=1000`)).body.items as { id_client: number | null }[];
+    const firstValue = ascending.findIndex((entry) => entry.id_client !== null);
+    assert.ok(firstValue > 0 && ascending.slice(firstValue).every((entry) => entry.id_client !== null));
+    const descending = (await server.request('GET', `${SERVERS}?sort=-id_client&limit=1000`)).body.items as { id_client: number | null }[];
+    assert.equal(descending[0]!.id_client, 99);
+    assert.equal(descending[descending.length - 1]!.id_client, null);
+  });
+
+  test('offset still works, and next is null on the last page', async () => {
+    const total = (await server.request('GET', SERVERS)).body.total as number;
+    const last = await server.request('GET', `${SERVERS}?offset=${total - 2}`);
+    assert.equal(last.body.items.length, 2);
+    assert.equal(last.body.next, null);
+  });
+
+  test('a cursor of another sort, or not a cursor, is 400 BAD_QUERY', async () => {
+    const next = (await server.request('GET', `${SERVERS}?sort=hostname&limit=1`)).body.next as string;
+    for (const query of [`sort=-hostname&after=${next}`, `after=${next}`, 'after=notacursor', 'after=', `after=${next}&after=${next}`, `sort=hostname&after=${Buffer.from('{"s":"hostname,id","v":[{},1]}').toString('base64url')}`]) {
+      const reply = await server.request('GET', `${SERVERS}?${query}`);
+      assert.equal(reply.status, 400, query);
+      assert.equal(reply.body.code, 'BAD_QUERY');
+    }
+  });
+});

@@ -45,7 +45,7 @@ describe('response shapes (section 2)', () => {
     const second = await create('tags', { name: unique('list') });
     const reply = await server.request('GET', '/en/api/config/tags');
     assert.equal(reply.status, 200);
-    assert.deepEqual(Object.keys(reply.body).sort(), ['items', 'limit', 'offset', 'total', 'total_exact']);
+    assert.deepEqual(Object.keys(reply.body).sort(), ['items', 'limit', 'next', 'offset', 'total', 'total_exact']);
     assert.equal(reply.body.limit, 100);
     assert.equal(reply.body.offset, 0);
     assert.equal(reply.body.total, reply.body.items.length);

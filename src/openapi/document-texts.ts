@@ -104,6 +104,8 @@ const en = {
   writePatch: 'Body of a PATCH: only the fields sent change.',
   writeCommon: 'Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused.',
   total: 'Entries that match the filters, over all pages; a lower bound when `total_exact` is false.',
+  next: 'The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile.',
+  after: 'Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there.',
   totalExact: 'false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact.',
   deletedMode: 'hard: gone for good; soft: marked deleted and kept.',
   dryRun: 'true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`.',
@@ -239,6 +241,8 @@ const fr: DocumentTexts = {
   writeCommon:
     'Les champs en lecture seule (id, created_at, updated_at) peuvent être envoyés et sont ignorés, mais un id différent de celui du chemin est refusé ; un champ inconnu est refusé.',
   total: 'Entrées qui répondent aux filtres, toutes pages confondues ; un minimum quand `total_exact` vaut false.',
+  next: 'Le curseur de la page suivante (à passer dans `after`, avec le même tri et les mêmes filtres), ou null sur la dernière page. Un parcours par curseur ne saute ni ne répète jamais une entrée présente du début à la fin, quoi qu’on insère ou supprime entre-temps.',
+  after: 'Continuer après la page dont c’est le `next` (pagination par clé : stable malgré les insertions et suppressions concurrentes). Même `sort` ; `offset`, s’il est donné, compte à partir de là.',
   totalExact: 'false quand une liste filtrée retient plus d’entrées que le service n’en compte exactement (LIST_EXACT_TOTAL_MAX, 10 000 par défaut) : `total` est alors un minimum. Une liste sans filtre est toujours exacte.',
   deletedMode: 'hard : supprimée définitivement ; soft : marquée supprimée et conservée.',
   dryRun: 'true : fait toutes les vérifications et répond comme la vraie requête (les ids pas encore attribués valent null, pas de `Location`), sans rien changer ; la réponse porte `Dry-Run: true`.',

@@ -26,6 +26,7 @@ function listParameters(context: DocumentContext, resource: ResourceDefinition):
     parameterRef('Offset'),
     { name: 'sort', in: 'query', description: t.sort, schema: { type: 'string', pattern: `^${key}(,${key}){0,${SORT_KEYS_MAX - 1}}$`, default: '-id' } },
     parameterRef('Search'),
+    { name: 'after', in: 'query', description: t.after, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,4000}$' } },
   ];
   if (resource.deletion.mode === 'soft') parameters.push(parameterRef('IncludeDeleted'));
   for (const [name, schema] of fields) parameters.push({ name, in: 'query', description: t.filter(name), schema });

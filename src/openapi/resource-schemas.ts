@@ -110,6 +110,7 @@ export function resourceSchemas(context: DocumentContext, resource: ResourceDefi
         total_exact: { type: 'boolean', description: context.t.totalExact },
         limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
         offset: { type: 'integer', minimum: 0 },
+        next: { type: ['string', 'null'], description: context.t.next },
       }),
     ],
     [`${s}Item`, object({ item: ref(s) })],

@@ -4,7 +4,7 @@
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
 import type { Entry } from '../store/entry-rows.js';
-import type { ResourceStore } from '../store/resource-store.js';
+import type { ListPage, ResourceStore } from '../store/resource-store.js';
 import { UniqueConflict, type StoreTransaction } from '../store/store-transaction.js';
 import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag.js';
 import type { EntryCache } from './entry-cache.js';
@@ -20,7 +20,7 @@ export interface ExecutionContext {
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
 export type Result =
-  | { readonly action: 'list'; readonly plan: ListPlan; readonly etag: string; readonly items: Entry[]; readonly total: number; readonly totalExact: boolean }
+  | ({ readonly action: 'list'; readonly plan: ListPlan; readonly etag: string } & ListPage)
   /** If-None-Match holds the list's current tag: the list query was not run. */
   | { readonly action: 'list unchanged'; readonly plan: ListPlan; readonly etag: string }
   | { readonly action: 'read'; readonly plan: ReadPlan; readonly shown: ShownEntry }

@@ -12,6 +12,14 @@ import { QueryTemplates } from './query-templates.js';
 import { readChanges, readCount } from './resource-counts.js';
 import { StoreTransaction } from './store-transaction.js';
 
+export interface ListPage {
+  readonly items: Entry[];
+  /** The sort keys' column values of the last entry, when another page follows. */
+  readonly nextAfter: unknown[] | undefined;
+  readonly total: number;
+  readonly totalExact: boolean;
+}
+
 // Generic code over tables named at run time: the registry, not the compiler, vouches for them.
 type AnyDb = Kysely<any>;
 
@@ -57,18 +65,23 @@ export class ResourceStore {
    * counted, but only up to `exactTotalMax + 1` matches: past that, `total` is a lower bound
    * (the cap, or the entries up to the end of this page if more) and `totalExact` is false.
    */
-  async list(resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number; totalExact: boolean }> {
+  async list(resource: ResourceDefinition, list: ListQuery): Promise<ListPage> {
     const db = this.handle.db as AnyDb;
-    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1);
+    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities);
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
+    // The page asked for one row more: there is a next page, which starts after the last shown.
+    const more = rows.length > list.limit;
+    if (more) rows.pop();
     const items = rows.map((row) => decodeEntry(resource, row));
+    const last = rows[rows.length - 1];
+    const nextAfter = more && last !== undefined ? list.sort.map((key) => last[key.column] ?? null) : undefined;
     if (statements.count === undefined) {
       const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-      return { items, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
+      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
     }
     const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
-    if (counted <= this.exactTotalMax) return { items, total: counted, totalExact: true };
-    return { items, total: Math.max(this.exactTotalMax, list.offset + items.length), totalExact: false };
+    if (counted <= this.exactTotalMax) return { items, nextAfter, total: counted, totalExact: true };
+    return { items, nextAfter, total: Math.max(this.exactTotalMax, list.offset + items.length), totalExact: false };
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
@@ -79,7 +92,7 @@ export class ResourceStore {
   /** How the database would run the page query of `list`, and whether it reads the whole table
    * (the planner test looks at the very statement lists run). */
   async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean }> {
-    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1);
+    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities);
     const explain = this.handle.queries.explain(statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
     return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table) };

@@ -19,6 +19,9 @@ export interface DatabaseCapabilities {
    * MariaDB undo the statement alone and the transaction goes on. Where it goes on, writes rely
    * on the unique indexes to find conflicts rather than looking first. */
   readonly failedStatementEndsTransaction: boolean;
+  /** NULL sorts before every value, ascending (SQLite, MariaDB); elsewhere (PostgreSQL) the
+   * store says NULLS FIRST / NULLS LAST, so that lists sort alike on every backend. */
+  readonly nullsSortFirst: boolean;
 }
 
 /** What a driver error means for the API. */

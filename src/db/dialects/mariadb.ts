@@ -73,11 +73,13 @@ const ddl: Ddl = {
   dropIndex: async (db, table, name) => {
     await db.schema.dropIndex(name).on(table).execute();
   },
+  // NULL already sorts first here (and MariaDB has no NULLS FIRST).
+  nullsFirst: (column) => sql.ref(column),
 };
 
 export const mariadbDialect: DatabaseDialect = {
   schemes: ['mysql:', 'mariadb:'],
-  capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false },
+  capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true },
   open,
   privateToProcess: () => false,
   failureOf: serverFailureOf(FAILURES),

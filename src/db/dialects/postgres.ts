@@ -58,11 +58,12 @@ const ddl: Ddl = {
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
+  nullsFirst: (column) => sql`${sql.ref(column)} nulls first`,
 };
 
 export const postgresDialect: DatabaseDialect = {
   schemes: ['postgres:', 'postgresql:'],
-  capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true },
+  capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false },
   open,
   privateToProcess: () => false,
   failureOf: serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE),

@@ -142,11 +142,13 @@ const ddl: Ddl = {
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
+  // NULL already sorts first here (and MariaDB has no NULLS FIRST).
+  nullsFirst: (column) => sql.ref(column),
 };
 
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
-  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false },
+  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
   open,
   privateToProcess: (url) => sqlitePath(url) === ':memory:',
   failureOf: (error) => {

@@ -10,10 +10,11 @@
 // index order (on SQLite the rowid is in every index anyway; PostgreSQL needs it named).
 // ip is the leading column of the (ip, port, live) unique index; the tag link table was
 // indexed with the fleet model.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Ddl } from './ddl.js';
 
-const COLUMNS = ['hostname', 'port', 'created_at', 'updated_at', 'ssl', 'ssh', 'is_proxy', 'is_vip', 'is_monitored', 'is_deleted', 'id_client', 'id_environment'];
+const COLUMNS = ['hostname', 'port', 'created_at', 'updated_at', 'ssl', 'ssh', 'is_proxy', 'is_vip', 'is_monitored', 'is_deleted'];
+const NULLABLE = ['id_client', 'id_environment'];
 
 // The single-column indexes of 0001, 0002 and 0003 are replaced by these (a prefix of each).
 const REPLACED = ['servers_is_monitored_idx', 'servers_is_deleted_idx', 'servers_id_client_idx', 'servers_id_environment_idx'];
@@ -22,11 +23,13 @@ export async function up(db: Kysely<any>, ddl: Ddl): Promise<void> {
   await db.schema.alterTable('resource_counts').addColumn('changes', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
   // Created first: MariaDB refuses to drop the index a foreign key uses until another serves it.
   for (const column of COLUMNS) await db.schema.createIndex(`servers_${column}_id_idx`).on('servers').columns([column, 'id']).execute();
+  // The references may be NULL, which lists sort first on every backend (see nullsFirst).
+  for (const column of NULLABLE) await db.schema.createIndex(`servers_${column}_id_idx`).on('servers').expression(sql`${ddl.nullsFirst(column)}, id`).execute();
   for (const name of REPLACED) await ddl.dropIndex(db, 'servers', name);
 }
 
 export async function down(db: Kysely<any>, ddl: Ddl): Promise<void> {
   for (const name of REPLACED) await db.schema.createIndex(name).on('servers').column(name.slice('servers_'.length, -'_idx'.length)).execute();
-  for (const column of COLUMNS) await ddl.dropIndex(db, 'servers', `servers_${column}_id_idx`);
+  for (const column of [...COLUMNS, ...NULLABLE]) await ddl.dropIndex(db, 'servers', `servers_${column}_id_idx`);
   await db.schema.alterTable('resource_counts').dropColumn('changes').execute();
 }

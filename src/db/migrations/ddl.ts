@@ -2,7 +2,7 @@
 // spells its own way. Migrations use these instead of asking which database they run on, and
 // import nothing else from the application (they are frozen in time). Each dialect module
 // implements this interface; what an existing helper emits never changes (add a new one).
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { CreateTableBuilder, Expression, Kysely } from 'kysely';
 
 export type TableBuilder = CreateTableBuilder<string, any>;
 
@@ -19,6 +19,8 @@ export interface Ddl {
   continueIdsAfterSeeds(db: Kysely<any>, table: string): Promise<void>;
   /** Drops index `name` of `table` (MariaDB names the table, the others refuse it). */
   dropIndex(db: Kysely<any>, table: string, name: string): Promise<void>;
+  /** An index column in which NULL comes before every value, as lists sort it. */
+  nullsFirst(column: string): Expression<unknown>;
 }
 
 export interface Migration {
