@@ -16,7 +16,7 @@ import { parseListQuery } from '../src/pipeline/parse-list-query.js';
 import { createSecretBox } from '../src/secrets/secret-box.js';
 import { prepareDatabase } from '../src/store/prepare-database.js';
 import { ResourceStore } from '../src/store/resource-store.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { BACKEND, createTestDatabase, type TestDatabase } from './support/test-database.js';
 
 const SERVERS = 20_000;
 const servers = DEFAULT_REGISTRY.resources.find((resource) => resource.name === 'servers')!;
@@ -76,6 +76,11 @@ describe('list query plans at fleet scale', () => {
       assert.ok(value !== undefined, `no sample value for the filter ${name}: add one`);
       await assertIndexed({ [name]: value });
     }
+  });
+
+  const noSearchIndex = BACKEND === 'mariadb' && 'MariaDB has no substring index: q reads the table';
+  test('q of 3 characters or more goes through the search index (SQLite FTS5 trigram, PostgreSQL pg_trgm)', { skip: noSearchIndex }, async () => {
+    for (const q of ['0.0.1.44', 'DB-YA', 'ya-2']) await assertIndexed({ q });
   });
 
   test('every accepted single-field sort, either way, reads an index in order; so does a cursor page deep in it', async () => {

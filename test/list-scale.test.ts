@@ -155,3 +155,24 @@ describe('cursors', () => {
     }
   });
 });
+
+describe('q through the search index', () => {
+  before(async () => {
+    const odd = ['Café-Paris', 'BIG"quote', '100%_sure', 'x_y', 'ÉCOLE-lyon', 'db!bang'];
+    const batch = odd.map((hostname, i) => ({ ip: `10.7.0.${i + 1}`, hostname }));
+    assert.equal((await server.request('POST', SERVERS, { body: batch })).status, 201);
+  });
+
+  // The same answer as a plain scan: case-insensitive substring of ip or hostname.
+  for (const q of ['scale', 'SCALE-3', 'walk', 'café', 'CAFÉ-PAR', 'école', 'g"q', '100%_', '%', '_', 'x_y', 'b!b', '10.7.0', '.0.', 'zzzzzz', 'é', 'ca']) {
+    test(`q=${q}`, async () => {
+      const everything = (await server.request('GET', `${SERVERS}?limit=1000`)).body.items as { id: number; ip: string; hostname: string }[];
+      const needle = q.toLowerCase();
+      const expected = everything.filter((entry) => entry.ip.toLowerCase().includes(needle) || entry.hostname.toLowerCase().includes(needle)).map((entry) => entry.id);
+      const reply = await server.request('GET', `${SERVERS}?limit=1000&q=${encodeURIComponent(q)}`);
+      assert.equal(reply.status, 200);
+      assert.deepEqual(reply.body.items.map((entry: { id: number }) => entry.id), expected);
+      assert.equal(reply.body.total, expected.length);
+    });
+  }
+});

@@ -2,7 +2,7 @@
 // Columns come from the registry (the parse step checked the query string against it) and
 // every value is bound; each shape of query is compiled once (query-templates.ts).
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
-import type { DatabaseCapabilities } from '../db/connect.js';
+import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { EntrySelections } from './entry-rows.js';
 import type { ListQuery, SortKey } from './list-query.js';
@@ -29,6 +29,7 @@ export function listStatements(
   list: ListQuery,
   countAtMost: number,
   capabilities: DatabaseCapabilities,
+  queries: DialectQueries,
 ): ListStatements {
   const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
   const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
@@ -37,6 +38,8 @@ export function listStatements(
   const values: unknown[] = [...list.filters.map((filter) => filter.value), ...list.linkFilters.map((filter) => filter.id)];
   // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
   if (search !== undefined) values.push(`%${search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
+  const indexed = search !== undefined && resource.searchIndex !== undefined ? queries.searchIndexMatch(resource.searchIndex, search.text) : undefined;
+  if (indexed !== undefined) values.push(indexed.value);
   const matching = (slot: SlotMaker) => {
     let query = db.selectFrom(resource.table);
     if (hideDeleted && flagColumn !== undefined) query = query.where(flagColumn, '=', 0);
@@ -50,11 +53,12 @@ export function listStatements(
     if (search !== undefined) {
       const pattern = slot(list.filters.length + list.linkFilters.length);
       query = query.where((eb) => eb.or(search.columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
+      if (indexed !== undefined) query = query.where(indexed.condition(slot(list.filters.length + list.linkFilters.length + 1)));
     }
     return query;
   };
   const linked = list.linkFilters.map((filter) => filter.link.table).join(',');
-  const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${linked} ${search?.columns.join(',') ?? '-'}`;
+  const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${linked} ${search?.columns.join(',') ?? '-'} ${indexed !== undefined}`;
   const sort = list.sort.map((key) => `${key.column}${key.descending ? '-' : '+'}`).join(',');
   const after = list.after;
   // The SQL differs with which cursor values are NULL.

@@ -67,7 +67,7 @@ export class ResourceStore {
    */
   async list(resource: ResourceDefinition, list: ListQuery): Promise<ListPage> {
     const db = this.handle.db as AnyDb;
-    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities);
+    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     // The page asked for one row more: there is a next page, which starts after the last shown.
     const more = rows.length > list.limit;
@@ -92,7 +92,7 @@ export class ResourceStore {
   /** How the database would run the page query of `list`, and whether it reads the whole table
    * (the planner test looks at the very statement lists run). */
   async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean }> {
-    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities);
+    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     const explain = this.handle.queries.explain(statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
     return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table) };

@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 
 export interface DatabaseCapabilities {
@@ -62,6 +62,11 @@ export interface OpenedDatabase {
 export interface DialectQueries {
   /** The values of an integer column, joined by commas (an aggregate; order unspecified). */
   joinedIds(column: Expression<unknown>): RawBuilder<string | null>;
+  /** Where the search index `index` (Ddl.createSearchIndex) must be named in the query for a
+   * search of `text`: the condition on the table's id, and the value of its one slot.
+   * Undefined where the index serves `lower(column) LIKE` by itself (PostgreSQL), where
+   * there is none (MariaDB), or where `text` is too short for trigrams (a plain scan then). */
+  searchIndexMatch(index: string, text: string): { readonly condition: (value: unknown) => RawBuilder<SqlBool>; readonly value: unknown } | undefined;
   /** Brings the query planner's statistics of `tables` up to date, from a sample (cheap at a
    * million rows): without them a planner may read a whole table where an index would do. */
   refreshStatistics(db: Kysely<any>, tables: readonly string[]): Promise<void>;

@@ -73,6 +73,9 @@ const ddl: Ddl = {
   dropIndex: async (db, table, name) => {
     await db.schema.dropIndex(name).on(table).execute();
   },
+  // InnoDB's FULLTEXT indexes words, not substrings: `q` stays a scan here.
+  dropSearchIndex: async () => undefined,
+  createSearchIndex: async () => undefined,
   // NULL already sorts first here (and MariaDB has no NULLS FIRST).
   nullsFirst: (column) => sql.ref(column),
 };
@@ -86,6 +89,7 @@ export const mariadbDialect: DatabaseDialect = {
   ddl,
   queries: {
     joinedIds: (column) => sql`group_concat(${column})`,
+    searchIndexMatch: () => undefined,
     // InnoDB keeps persistent statistics and recomputes them after 10% of a table changed;
     // ANALYZE TABLE recomputes them now, from sampled pages.
     refreshStatistics: async (db, tables) => {

@@ -58,6 +58,18 @@ const ddl: Ddl = {
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
+  // pg_trgm is a trusted extension: the database's owner may create it. Without fastupdate,
+  // a write updates the index at once: no pending list that every search must read (and
+  // that makes the planner shun the index until a vacuum).
+  dropSearchIndex: async (db, _table, name, columns) => {
+    for (const column of columns) await sql`drop index ${sql.id(`${name}_${column}`)}`.execute(db);
+  },
+  createSearchIndex: async (db, table, name, columns) => {
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    for (const column of columns) {
+      await sql`create index ${sql.id(`${name}_${column}`)} on ${sql.table(table)} using gin (lower(${sql.ref(column)}) gin_trgm_ops) with (fastupdate = off)`.execute(db);
+    }
+  },
   nullsFirst: (column) => sql`${sql.ref(column)} nulls first`,
 };
 
@@ -70,6 +82,7 @@ export const postgresDialect: DatabaseDialect = {
   ddl,
   queries: {
     joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
+    searchIndexMatch: () => undefined,
     // Autovacuum analyses too, but only after enough changes; ANALYZE reads a sample.
     refreshStatistics: async (db, tables) => {
       await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);

@@ -14,6 +14,7 @@ import {
   type DialectAdapter,
   type Driver,
   type SqliteDialectConfig,
+  type SqlBool,
 } from 'kysely';
 import { ConfigError } from '../../errors/config-error.js';
 import { makeRoom } from '../bounded-map.js';
@@ -143,6 +144,21 @@ const ddl: Ddl = {
     await db.schema.dropIndex(name).execute();
   },
   // NULL already sorts first here (and MariaDB has no NULLS FIRST).
+  dropSearchIndex: async (db, _table, name) => {
+    for (const suffix of ['insert', 'delete', 'update']) await sql.raw(`drop trigger ${name}_${suffix}`).execute(db);
+    await sql.raw(`drop table ${name}`).execute(db);
+  },
+  createSearchIndex: async (db, table, name, columns) => {
+    // External content: the text stays in `table`; the FTS table holds only the trigram index.
+    const list = columns.join(', ');
+    const values = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
+    await sql.raw(`create virtual table ${name} using fts5(${list}, content='${table}', content_rowid='id', tokenize='trigram')`).execute(db);
+    await sql.raw(`create trigger ${name}_insert after insert on ${table} begin insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
+    const remove = `insert into ${name}(${name}, rowid, ${list}) values ('delete', old.id, ${values('old')});`;
+    await sql.raw(`create trigger ${name}_delete after delete on ${table} begin ${remove} end`).execute(db);
+    await sql.raw(`create trigger ${name}_update after update of ${list} on ${table} begin ${remove} insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
+    await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
+  },
   nullsFirst: (column) => sql.ref(column),
 };
 
@@ -159,6 +175,13 @@ export const sqliteDialect: DatabaseDialect = {
   ddl,
   queries: {
     joinedIds: (column) => sql`group_concat(${column})`,
+    // The trigram index narrows to rows holding the text in some column (folding case); the
+    // LIKE the store keeps decides, so results are those of the plain scan. Under three
+    // characters there is no trigram to look up.
+    searchIndexMatch: (index, text) =>
+      [...text].length < 3
+        ? undefined
+        : { condition: (value) => sql<SqlBool>`id in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${value})`, value: `"${text.replace(/"/g, '""')}"` },
     // All tables (0x10000), analysing those never analysed or grown or shrunk 25-fold since;
     // analysis_limit (set at open) makes each a sample, milliseconds at a million rows.
     refreshStatistics: async (db) => {

@@ -26,9 +26,12 @@ export async function up(db: Kysely<any>, ddl: Ddl): Promise<void> {
   // The references may be NULL, which lists sort first on every backend (see nullsFirst).
   for (const column of NULLABLE) await db.schema.createIndex(`servers_${column}_id_idx`).on('servers').expression(sql`${ddl.nullsFirst(column)}, id`).execute();
   for (const name of REPLACED) await ddl.dropIndex(db, 'servers', name);
+  // `q` on servers: a substring of ip or hostname, through an index made for it.
+  await ddl.createSearchIndex(db, 'servers', 'servers_search', ['ip', 'hostname']);
 }
 
 export async function down(db: Kysely<any>, ddl: Ddl): Promise<void> {
+  await ddl.dropSearchIndex(db, 'servers', 'servers_search', ['ip', 'hostname']);
   for (const name of REPLACED) await db.schema.createIndex(name).on('servers').column(name.slice('servers_'.length, -'_idx'.length)).execute();
   for (const column of [...COLUMNS, ...NULLABLE]) await ddl.dropIndex(db, 'servers', `servers_${column}_id_idx`);
   await db.schema.alterTable('resource_counts').dropColumn('changes').execute();

@@ -21,6 +21,12 @@ export interface Ddl {
   dropIndex(db: Kysely<any>, table: string, name: string): Promise<void>;
   /** An index column in which NULL comes before every value, as lists sort it. */
   nullsFirst(column: string): Expression<unknown>;
+  /** An index `name` for case-insensitive substring search (`lower(column) LIKE '%…%'`) over
+   * `columns` of `table`, kept in step with the table by the database: SQLite an FTS5 trigram
+   * table named `name` filled by triggers, PostgreSQL a pg_trgm GIN index per column (named
+   * `name_column`), MariaDB none (it has no substring index). */
+  createSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
+  dropSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
 }
 
 export interface Migration {
