@@ -1,7 +1,8 @@
 // `npm run bench`: throughput and p99 latency of the service next to its ceiling, a bare
 // node:http server that answers a body of the same size, on loopback, one process each.
-// Scenarios: GET by id, GET a list page of 100 (plain, and filtered by tag and by client),
-// POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with 1,000 clients and 100
+// Scenarios: GET by id, GET a list page of 100 (plain, filtered by tag and by client, and the
+// fleet-scale lists of scripts/support/list-bench.ts: each filter, sort, q, a cursor page at
+// the end, a 304 poll), POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with 1,000 clients and 100
 // tags; then bulk writes (scripts/support/fleet-bench.ts). Prints a table; nothing here is a
 // pass/fail test, except that a run with errors or a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +13,7 @@ import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import SqliteDatabase from 'better-sqlite3';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS, seedFleet } from './support/fleet-bench.js';
+import { listScenarios, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
 import { residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
@@ -40,7 +42,7 @@ interface Scenario {
   name: string;
   method: 'GET' | 'POST' | 'PATCH';
   /** A fresh request each time: random ids, unique bodies. */
-  next: () => { path: string; body?: string };
+  next: () => { path: string; body?: string; headers?: Record<string, string> };
 }
 
 async function freePort(): Promise<number> {
@@ -154,11 +156,16 @@ function seedServers(databaseFile: string, count: number): void {
   const db = new SqliteDatabase(databaseFile);
   const insert = db.prepare(
     `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
-     values (?, 3306, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?)`,
+     values (?, ?, ?, 0, 0, 0, 0, ?, 0, 1, ?, ?)`,
   );
   const now = new Date().toISOString();
+  const started = Date.now();
   db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `seed-${i}`, now, now);
+    // Ports 3306-3315, one server in 20 not monitored, a distinct updated_at each.
+    for (let i = 0; i < count; i++) {
+      const changed = new Date(started - (count - i) * 1000).toISOString();
+      insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 3306 + (i % 10), `seed-${i}`, i % 20 === 0 ? 0 : 1, now, changed);
+    }
     db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
     seedFleet(db, count, now);
   })();
@@ -177,7 +184,7 @@ async function sample(url: string, scenario: Scenario): Promise<{ status: number
   const request = scenario.next();
   const response = await fetch(`${url}${request.path}`, {
     method: scenario.method,
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...request.headers },
     body: request.body,
   });
   return { status: response.status, body: await response.text() };
@@ -206,6 +213,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
         method: 'GET',
         next: () => ({ path: `/en/api/config/servers?limit=100&id_client=${FIRST_CLIENT + Math.floor(Math.random() * FLEET_CLIENTS)}` }),
       },
+      ...(await listScenarios(url, rows)),
       {
         name: 'POST',
         method: 'POST',
@@ -230,6 +238,8 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling });
     }
+    notes.push(...relativeToPlainPage(rows, results));
+    notes.push(...(await singleRequestMedians(url, rows, scenarios.filter((scenario) => scenario.method === 'GET' && scenario.name !== 'GET by id'))));
     const bulk = await bulkFigures(url);
     acknowledgedCreates += bulk.acknowledged;
     notes.push(...bulk.notes.map((note) => `${rows} servers: ${note}`));

@@ -63,9 +63,13 @@ const SAMPLE: Readonly<Record<string, string>> = {
   is_monitored: 'false', is_deleted: '1', id_client: '99', id_environment: '2', created_at: stamp(1234), updated_at: stamp(4321), tag: '2',
 };
 
-async function assertIndexed(query: Record<string, string>): Promise<void> {
-  const { plan, wholeTable } = await store.explainList(servers, parseListQuery(servers, query));
-  assert.equal(wholeTable, false, `${new URLSearchParams(query)} reads the whole servers table:\n${JSON.stringify(plan, null, 1)}`);
+/** `sorted`: the page must also be read in the sort's order, not sorted from every match.
+ * `primaryKeyOrder`: a walk of the table in id order (the plain list) is that order. */
+async function assertIndexed(query: Record<string, string>, { sorted = false, primaryKeyOrder = false } = {}): Promise<void> {
+  const { plan, wholeTable, sortsAll } = await store.explainList(servers, parseListQuery(servers, query));
+  if (process.env.SHOW_PLANS) console.log(new URLSearchParams(query).toString(), JSON.stringify(plan.map((row) => row.detail ?? row['QUERY PLAN'])));
+  if (!primaryKeyOrder) assert.equal(wholeTable, false, `${new URLSearchParams(query)} reads the whole servers table:\n${JSON.stringify(plan, null, 1)}`);
+  if (sorted) assert.equal(sortsAll, false, `${new URLSearchParams(query)} sorts every match:\n${JSON.stringify(plan, null, 1)}`);
 }
 
 describe('list query plans at fleet scale', () => {
@@ -87,11 +91,13 @@ describe('list query plans at fleet scale', () => {
     for (const [name, field] of shownFields(servers)) {
       if (field.link !== undefined) continue;
       for (const sort of [name, `-${name}`]) {
-        await assertIndexed({ sort });
+        const options = { sorted: true, primaryKeyOrder: name === 'id' };
+        await assertIndexed({ sort }, options);
         const list = parseListQuery(servers, { sort, offset: String(SERVERS / 2), limit: '10' });
         const { nextAfter } = await store.list(servers, list);
         assert.ok(nextAfter !== undefined);
-        await assertIndexed({ sort, after: encodeCursor(list.sort, nextAfter) });
+        // MariaDB sorts some cursor pages (a NULL cursor value) with a filesort of the matches.
+        await assertIndexed({ sort, after: encodeCursor(list.sort, nextAfter) }, { ...options, sorted: BACKEND !== 'mariadb' });
       }
     }
   });

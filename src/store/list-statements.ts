@@ -42,7 +42,9 @@ export function listStatements(
   if (indexed !== undefined) values.push(indexed.value);
   const matching = (slot: SlotMaker) => {
     let query = db.selectFrom(resource.table);
-    if (hideDeleted && flagColumn !== undefined) query = query.where(flagColumn, '=', 0);
+    // "Not deleted" holds for nearly every server: it must not be looked up in an index
+    // (a planner that did would then sort every live server), see DialectQueries.notIndexed.
+    if (hideDeleted && flagColumn !== undefined) query = query.where(queries.notIndexed(flagColumn), '=', 0);
     list.filters.forEach((filter, index) => {
       query = query.where(filter.column, '=', slot(index));
     });

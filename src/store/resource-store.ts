@@ -91,11 +91,11 @@ export class ResourceStore {
 
   /** How the database would run the page query of `list`, and whether it reads the whole table
    * (the planner test looks at the very statement lists run). */
-  async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean }> {
+  async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean; sortsAll: boolean }> {
     const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     const explain = this.handle.queries.explain(statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
-    return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table) };
+    return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table), sortsAll: this.handle.queries.sortsAllRows(plan) };
   }
 
   /** Brings the planner's statistics of every resource table up to date. */

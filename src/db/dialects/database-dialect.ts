@@ -67,6 +67,9 @@ export interface DialectQueries {
    * Undefined where the index serves `lower(column) LIKE` by itself (PostgreSQL), where
    * there is none (MariaDB), or where `text` is too short for trigrams (a plain scan then). */
   searchIndexMatch(index: string, text: string): { readonly condition: (value: unknown) => RawBuilder<SqlBool>; readonly value: unknown } | undefined;
+  /** A column in a condition that must not be served by an index: one true of nearly every
+   * row, which a planner that misjudges it would look up and then sort all it found. */
+  notIndexed(column: string): Expression<unknown>;
   /** Brings the query planner's statistics of `tables` up to date, from a sample (cheap at a
    * million rows): without them a planner may read a whole table where an index would do. */
   refreshStatistics(db: Kysely<any>, tables: readonly string[]): Promise<void>;
@@ -74,6 +77,8 @@ export interface DialectQueries {
   explain(query: CompiledQuery): CompiledQuery;
   /** Whether a plan of `explain` reads every row of `table` (rather than through an index). */
   scansWholeTable(plan: readonly Record<string, unknown>[], table: string): boolean;
+  /** Whether a plan of `explain` sorts every matching row (rather than reading them in order). */
+  sortsAllRows(plan: readonly Record<string, unknown>[]): boolean;
 }
 
 export interface DatabaseDialect {

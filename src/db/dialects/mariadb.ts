@@ -90,6 +90,8 @@ export const mariadbDialect: DatabaseDialect = {
   queries: {
     joinedIds: (column) => sql`group_concat(${column})`,
     searchIndexMatch: () => undefined,
+    // MariaDB weighs the condition by its index statistics.
+    notIndexed: (column) => sql.ref(column),
     // InnoDB keeps persistent statistics and recomputes them after 10% of a table changed;
     // ANALYZE TABLE recomputes them now, from sampled pages.
     refreshStatistics: async (db, tables) => {
@@ -97,6 +99,7 @@ export const mariadbDialect: DatabaseDialect = {
     },
     explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
     // Access type ALL: every row of the table is read.
+    sortsAllRows: (plan) => plan.some((row) => String(row.Extra ?? '').includes('Using filesort')),
     scansWholeTable: (plan, table) => plan.some((row) => row.table === table && row.type === 'ALL'),
   },
 };

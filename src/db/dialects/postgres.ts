@@ -83,11 +83,15 @@ export const postgresDialect: DatabaseDialect = {
   queries: {
     joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
     searchIndexMatch: () => undefined,
+    // PostgreSQL weighs the condition by its statistics (an expression would have none).
+    notIndexed: (column) => sql.ref(column),
     // Autovacuum analyses too, but only after enough changes; ANALYZE reads a sample.
     refreshStatistics: async (db, tables) => {
       await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
     },
     explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+    // An Incremental Sort sorts only ties of the keys read in order.
+    sortsAllRows: (plan) => plan.some((row) => /^\s*(->\s*)?Sort\b/.test(String(row['QUERY PLAN']))),
     scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`Seq Scan on ${table}\\b`).test(String(row['QUERY PLAN']))),
   },
 };

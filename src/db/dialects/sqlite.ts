@@ -178,6 +178,9 @@ export const sqliteDialect: DatabaseDialect = {
     // The trigram index narrows to rows holding the text in some column (folding case); the
     // LIKE the store keeps decides, so results are those of the plain scan. Under three
     // characters there is no trigram to look up.
+    // SQLite takes an equality on an indexed column over reading the sort's index in order,
+    // whatever its statistics say; a unary plus keeps the index out of it.
+    notIndexed: (column) => sql`+${sql.ref(column)}`,
     searchIndexMatch: (index, text) =>
       [...text].length < 3
         ? undefined
@@ -190,6 +193,8 @@ export const sqliteDialect: DatabaseDialect = {
     explain: (query) => CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
     // "SCAN servers" walks the table; "SCAN servers USING INDEX …" walks an index in order
     // (a sort read in index order, stopped at the page's end); SEARCH looks up.
+    // "USE TEMP B-TREE FOR RIGHT PART OF ORDER BY" sorts only ties of the first key.
+    sortsAllRows: (plan) => plan.some((row) => String(row.detail) === 'USE TEMP B-TREE FOR ORDER BY'),
     scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`^SCAN ${table}\\b(?!.*USING (COVERING )?INDEX)`).test(String(row.detail))),
   },
 };

@@ -13,7 +13,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Ddl } from './ddl.js';
 
-const COLUMNS = ['hostname', 'port', 'created_at', 'updated_at', 'ssl', 'ssh', 'is_proxy', 'is_vip', 'is_monitored', 'is_deleted'];
+const COLUMNS = ['ip', 'hostname', 'port', 'created_at', 'updated_at', 'ssl', 'ssh', 'is_proxy', 'is_vip', 'is_monitored', 'is_deleted'];
 const NULLABLE = ['id_client', 'id_environment'];
 
 // The single-column indexes of 0001, 0002 and 0003 are replaced by these (a prefix of each).
