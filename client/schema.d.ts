@@ -1164,10 +1164,14 @@ export interface components {
         };
         TagList: {
             items: components["schemas"]["Tag"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         TagItem: {
             item: components["schemas"]["Tag"];
@@ -1380,10 +1384,14 @@ export interface components {
         };
         ClientList: {
             items: components["schemas"]["Client"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         ClientItem: {
             item: components["schemas"]["Client"];
@@ -1599,10 +1607,14 @@ export interface components {
         };
         EnvironmentList: {
             items: components["schemas"]["Environment"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         EnvironmentItem: {
             item: components["schemas"]["Environment"];
@@ -1813,10 +1825,14 @@ export interface components {
         };
         AliasList: {
             items: components["schemas"]["Alias"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         AliasItem: {
             item: components["schemas"]["Alias"];
@@ -2056,10 +2072,14 @@ export interface components {
         };
         StorageAreaList: {
             items: components["schemas"]["StorageArea"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         StorageAreaItem: {
             item: components["schemas"]["StorageArea"];
@@ -2454,10 +2474,14 @@ export interface components {
         };
         ServerList: {
             items: components["schemas"]["Server"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         ServerItem: {
             item: components["schemas"]["Server"];
@@ -2749,10 +2773,14 @@ export interface components {
         };
         SshKeyList: {
             items: components["schemas"]["SshKey"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         SshKeyItem: {
             item: components["schemas"]["SshKey"];
@@ -2941,10 +2969,14 @@ export interface components {
         };
         TokenList: {
             items: components["schemas"]["Token"][];
-            /** @description Entries that match the filters, over all pages. */
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
             limit: number;
             offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
         };
         TokenItem: {
             item: components["schemas"]["Token"];
@@ -3017,6 +3049,14 @@ export interface components {
         NotModified: {
             headers: {
                 ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description No entry of the resource has changed since the ETag sent in If-None-Match; no body. */
+        ListNotModified: {
+            headers: {
+                ETag: components["headers"]["ETagOfList"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -3509,6 +3549,8 @@ export interface components {
         IfMatch: string;
         /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
         IfNoneMatch: string;
+        /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+        IfNoneMatchList: string;
     };
     requestBodies: never;
     headers: {
@@ -3516,6 +3558,8 @@ export interface components {
         ETag: string;
         /** @description Path of the new entry. */
         Location: string;
+        /** @description Version of this list (the same query): it changes whenever an entry of the resource changes, for If-None-Match. */
+        ETagOfList: string;
         /** @description Version of the entry, for If-None-Match and If-Match. */
         ETagOfOne: string;
         /** @description Present, `true`, on the answer to a dry run. */
@@ -3544,6 +3588,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `name` equals this value. */
@@ -3557,7 +3603,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -3572,12 +3621,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3722,6 +3773,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `name` equals this value. */
@@ -3735,7 +3788,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -3750,10 +3806,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -4122,6 +4180,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `libelle` equals this value. */
@@ -4135,7 +4195,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -4150,12 +4213,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClientList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4300,6 +4365,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `libelle` equals this value. */
@@ -4313,7 +4380,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -4328,10 +4398,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -4700,6 +4772,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `libelle` equals this value. */
@@ -4715,7 +4789,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -4730,12 +4807,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EnvironmentList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4881,6 +4960,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `libelle` equals this value. */
@@ -4896,7 +4977,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -4911,10 +4995,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -5285,6 +5371,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `id_mysql_server` equals this value. */
@@ -5298,7 +5386,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -5313,12 +5404,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AliasList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -5462,6 +5555,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `id_mysql_server` equals this value. */
@@ -5475,7 +5570,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -5490,10 +5588,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -5861,6 +5961,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `ip` equals this value. */
@@ -5880,7 +5982,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -5895,12 +6000,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StorageAreaList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -6047,6 +6154,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `ip` equals this value. */
@@ -6066,7 +6175,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -6081,10 +6193,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -6458,6 +6572,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description true also lists entries marked deleted. */
                 include_deleted?: components["parameters"]["IncludeDeleted"];
                 /** @description Only entries whose `id` equals this value. */
@@ -6491,7 +6607,10 @@ export interface operations {
                 /** @description Entries whose tags hold this id; repeat it for entries holding every id named. */
                 tag?: number[];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -6506,12 +6625,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServerList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -6664,6 +6785,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description true also lists entries marked deleted. */
                 include_deleted?: components["parameters"]["IncludeDeleted"];
                 /** @description Only entries whose `id` equals this value. */
@@ -6697,7 +6820,10 @@ export interface operations {
                 /** @description Entries whose tags hold this id; repeat it for entries holding every id named. */
                 tag?: number[];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -6712,10 +6838,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -7180,6 +7308,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `type` equals this value. */
@@ -7193,7 +7323,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -7208,12 +7341,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SshKeyList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -7358,6 +7493,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `type` equals this value. */
@@ -7371,7 +7508,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -7386,10 +7526,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -7758,6 +7900,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `name` equals this value. */
@@ -7895,6 +8039,8 @@ export interface operations {
                 sort?: string;
                 /** @description Case-insensitive substring searched in the text fields of the resource. */
                 q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
                 /** @description Only entries whose `id` equals this value. */
                 id?: number;
                 /** @description Only entries whose `name` equals this value. */

@@ -1,12 +1,13 @@
 // `npm run bench`: throughput and p99 latency of the service next to its ceiling, a bare
 // node:http server that answers a body of the same size, on loopback, one process each.
-// Scenarios: GET by id, GET a list page of 100 (plain, and filtered by tag and by client),
-// POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with 1,000 clients and 100
-// tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost of authentication:
-// GET by id with a bearer token, with 10 and with 10,000 managed tokens (BENCH_TOKENS), next
-// to the same request to an anonymous twin of the service (a copy of its database). Prints
-// tables; nothing here is a pass/fail test, except that a run with errors or a lost
-// acknowledged write exits non-zero.
+// Scenarios: GET by id, GET a list page of 100 (plain, filtered by tag and by client, and the
+// fleet-scale lists of scripts/support/list-bench.ts: each filter, sort, q, a cursor page at
+// the end, a 304 poll), POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with
+// 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost
+// of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
+// (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
+// database). Prints tables; nothing here is a pass/fail test, except that a run with errors or
+// a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
+import { listScenarios, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
 import { countServers, seedServers, seedTokens } from './support/seed.js';
 import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
 
@@ -47,7 +49,7 @@ interface Scenario {
   method: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   /** A fresh request each time: random ids, unique bodies. */
-  next: () => { path: string; body?: string };
+  next: () => { path: string; body?: string; headers?: Record<string, string> };
 }
 
 async function freePort(): Promise<number> {
@@ -134,7 +136,8 @@ function emptyMeasure(): Measure {
 function add(measure: Measure, result: autocannon.Result): void {
   measure.requestsPerSecond += result.requests.average;
   measure.p99 = Math.max(measure.p99, result.latency.p99);
-  measure.errors += result.errors + result.timeouts + result.non2xx;
+  // 3xx: the 304 answers of the If-None-Match poll, the only scenario that can have them.
+  measure.errors += result.errors + result.timeouts + result.non2xx - result['3xx'];
   measure.acknowledged += result['2xx'];
 }
 
@@ -161,7 +164,7 @@ async function sample(url: string, scenario: Scenario): Promise<{ status: number
   const request = scenario.next();
   const response = await fetch(`${url}${request.path}`, {
     method: scenario.method,
-    headers: { 'content-type': 'application/json', ...scenario.headers },
+    headers: { 'content-type': 'application/json', ...scenario.headers, ...request.headers },
     body: request.body,
   });
   return { status: response.status, body: await response.text() };
@@ -190,6 +193,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
         method: 'GET',
         next: () => ({ path: `/en/api/config/servers?limit=100&id_client=${FIRST_CLIENT + Math.floor(Math.random() * FLEET_CLIENTS)}` }),
       },
+      ...(await listScenarios(url, rows)),
       {
         name: 'POST',
         method: 'POST',
@@ -214,6 +218,8 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
     }
+    notes.push(...relativeToPlainPage(rows, results));
+    notes.push(...(await singleRequestMedians(url, rows, scenarios.filter((scenario) => scenario.method === 'GET' && scenario.name !== 'GET by id'))));
     const bulk = await bulkFigures(url);
     acknowledgedCreates += bulk.acknowledged;
     notes.push(...bulk.notes.map((note) => `${rows} servers: ${note}`));

@@ -253,7 +253,7 @@ describe('the OpenAPI document', () => {
       assert.ok(!names.includes(PRIV));
       assert.ok(document.paths[`/{lang}/api/config/${resource}`].get.responses['400']);
     }
-    assert.deepEqual(parameterNames('tags').slice(4), ['id', 'name', 'color', 'background', 'created_at', 'updated_at']);
+    assert.deepEqual(parameterNames('tags').slice(4), ['after', 'id', 'name', 'color', 'background', 'created_at', 'updated_at', 'If-None-Match']);
     assert.ok(parameterNames('storage-areas').includes('géolocalisation'));
     const sort = document.paths['/{lang}/api/config/tags'].get.parameters.find((p: any) => p.name === 'sort').schema;
     assert.match('-name,id', new RegExp(sort.pattern));

@@ -111,7 +111,7 @@ describe('read and list plans', () => {
     const listed = plan('GET', 'en/servers', { query: { port: '3306', sort: '-hostname', q: 'Paris', include_deleted: 'true' } });
     if (listed.action !== 'list') return assert.fail(listed.action);
     assert.deepEqual(listed.list.filters, [{ column: 'port', value: 3306 }]);
-    assert.deepEqual(listed.list.sort, [{ column: 'hostname', descending: true }, { column: 'id', descending: true }]);
+    assert.deepEqual(listed.list.sort, [{ column: 'hostname', descending: true, nullable: false }, { column: 'id', descending: true, nullable: false }]);
     assert.equal(listed.list.search?.text, 'Paris');
     assert.equal(listed.list.includeDeleted, true);
   });

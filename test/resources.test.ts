@@ -40,12 +40,12 @@ describe('response shapes (section 2)', () => {
     assert.deepEqual(located.body, { item: reply.body.item });
   });
 
-  test('GET list answers {items, total, limit, offset}, newest first', async () => {
+  test('GET list answers {items, total, total_exact, limit, offset}, newest first', async () => {
     const first = await create('tags', { name: unique('list') });
     const second = await create('tags', { name: unique('list') });
     const reply = await server.request('GET', '/en/api/config/tags');
     assert.equal(reply.status, 200);
-    assert.deepEqual(Object.keys(reply.body).sort(), ['items', 'limit', 'offset', 'total']);
+    assert.deepEqual(Object.keys(reply.body).sort(), ['items', 'limit', 'next', 'offset', 'total', 'total_exact']);
     assert.equal(reply.body.limit, 100);
     assert.equal(reply.body.offset, 0);
     assert.equal(reply.body.total, reply.body.items.length);

@@ -9,11 +9,16 @@ export function seedServers(databaseFile: string, count: number): void {
   const db = new SqliteDatabase(databaseFile);
   const insert = db.prepare(
     `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
-     values (?, 3306, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?)`,
+     values (?, ?, ?, 0, 0, 0, 0, ?, 0, 1, ?, ?)`,
   );
   const now = new Date().toISOString();
+  const started = Date.now();
   db.transaction(() => {
-    for (let i = 0; i < count; i++) insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `seed-${i}`, now, now);
+    // Ports 3306-3315, one server in 20 not monitored, a distinct updated_at each.
+    for (let i = 0; i < count; i++) {
+      const changed = new Date(started - (count - i) * 1000).toISOString();
+      insert.run(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, 3306 + (i % 10), `seed-${i}`, i % 20 === 0 ? 0 : 1, now, changed);
+    }
     db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
     seedFleet(db, count, now);
   })();

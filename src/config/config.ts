@@ -43,6 +43,8 @@ export interface Config {
   entryCacheSize: number;
   /** Serve reads only, on a database opened read-only: writes are 503 READ_ONLY. */
   readOnly: boolean;
+  /** Filtered lists count their matches exactly up to this many, then give a lower bound. */
+  listExactTotalMax: number;
 }
 
 export { ConfigError };
@@ -134,5 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers,
     entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
     readOnly: booleanSetting(env, 'READ_ONLY', false),
+    listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 10_000, 1, 100_000_000),
   };
 }

@@ -1,6 +1,7 @@
 // The service's own tables, as the application sees them. The tables of the resources are
 // described by the registry (src/registry), which the store reads at run time; their
 // migrations describe them in their own words. Migrations do not import this file.
+import type { Generated } from 'kysely';
 
 /** Entries per resource table, kept up to date by every insert and delete (list totals). */
 export interface ResourceCountsTable {
@@ -8,6 +9,8 @@ export interface ResourceCountsTable {
   total: number;
   /** Not soft-deleted; equal to total for tables without soft delete. */
   live: number;
+  /** Moved by every transaction that changes the table: the version of its lists. */
+  changes: Generated<number | string>;
 }
 
 /** Managed API tokens: the columns the token store reads and writes beside the registry-driven

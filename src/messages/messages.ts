@@ -51,6 +51,10 @@ const catalog = {
     en: 'Query parameter "{parameter}" must be a comma-separated list of distinct fields of this resource, each optionally preceded by "-".',
     fr: 'Le paramètre de requête « {parameter} » doit être une liste, séparée par des virgules, de champs distincts de cette ressource, chacun éventuellement précédé de « - ».',
   },
+  'query.cursor': {
+    en: 'Query parameter "{parameter}" must be the "next" of a list answer with the same sort.',
+    fr: 'Le paramètre de requête « {parameter} » doit être le « next » d’une réponse de liste triée de la même façon.',
+  },
   'query.search': {
     en: 'Query parameter "{parameter}" must be 1 to {max} characters.',
     fr: 'Le paramètre de requête « {parameter} » doit compter de 1 à {max} caractères.',

@@ -39,6 +39,7 @@ function sharedParameters(context: DocumentContext): JsonObject {
     DryRun: { name: 'dry_run', in: 'query', description: t.dryRun, schema: { type: 'boolean', default: false } },
     IfMatch: { name: 'If-Match', in: 'header', description: t.ifMatch, schema: { type: 'string' } },
     IfNoneMatch: { name: 'If-None-Match', in: 'header', description: t.ifNoneMatch, schema: { type: 'string' } },
+    IfNoneMatchList: { name: 'If-None-Match', in: 'header', description: t.ifNoneMatchList, schema: { type: 'string' } },
   };
 }
 
@@ -47,6 +48,7 @@ function sharedHeaders(t: DocumentTexts): JsonObject {
     ETag: { description: t.etag, required: true, schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' } },
     // A create of one entry that is not a dry run has these; a bulk create or a dry run not.
     Location: { description: t.location, schema: { type: 'string', format: 'uri-reference' } },
+    ETagOfList: { description: t.etagOfList, required: true, schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' } },
     ETagOfOne: { description: t.etag, schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' } },
     DryRun: { description: t.dryRunHeader, schema: { type: 'string', const: 'true' } },
     Allow: { description: t.allow, required: true, schema: { type: 'string' } },
@@ -110,6 +112,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       },
       responses: {
         NotModified: { description: t.notModified, headers: { ETag: { $ref: '#/components/headers/ETag' } } },
+        ListNotModified: { description: t.listNotModified, headers: { ETag: { $ref: '#/components/headers/ETagOfList' } } },
         ...errorResponses(context),
       },
     },

@@ -26,6 +26,7 @@ export function listParameters(context: DocumentContext, resource: ResourceDefin
     parameterRef('Offset'),
     { name: 'sort', in: 'query', description: t.sort, schema: { type: 'string', pattern: `^${key}(,${key}){0,${SORT_KEYS_MAX - 1}}$`, default: '-id' } },
     parameterRef('Search'),
+    { name: 'after', in: 'query', description: t.after, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,4000}$' } },
   ];
   if (resource.deletion.mode === 'soft') parameters.push(parameterRef('IncludeDeleted'));
   for (const [name, schema] of fields) parameters.push({ name, in: 'query', description: t.filter(name), schema });
@@ -120,8 +121,12 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           tags,
           summary: t.list(resource.name),
           description: t.listDescription(description),
-          parameters: listParameters(context, resource),
-          responses: { '200': { description: t.listed, content: json(ref(`${s}List`)) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
+          parameters: [...listParameters(context, resource), parameterRef('IfNoneMatchList')],
+          responses: {
+            '200': { description: t.listed, headers: { ETag: headerRef('ETagOfList') }, content: json(ref(`${s}List`)) },
+            '304': { $ref: '#/components/responses/ListNotModified' },
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
+          },
         },
         post: {
           operationId: `create${s}`,

@@ -128,8 +128,10 @@ export function resourceSchemas(context: DocumentContext, resource: ResourceDefi
       object({
         items: { type: 'array', items: ref(s) },
         total: { type: 'integer', minimum: 0, description: context.t.total },
+        total_exact: { type: 'boolean', description: context.t.totalExact },
         limit: { type: 'integer', minimum: 1, maximum: LIMIT_MAX },
         offset: { type: 'integer', minimum: 0 },
+        next: { type: ['string', 'null'], description: context.t.next },
       }),
     ],
     [`${s}Item`, object({ item: ref(s) })],

@@ -4,9 +4,9 @@
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
 import type { Entry } from '../store/entry-rows.js';
-import type { ResourceStore } from '../store/resource-store.js';
+import type { ListPage, ResourceStore } from '../store/resource-store.js';
 import { UniqueConflict, type StoreTransaction } from '../store/store-transaction.js';
-import { entityTag, ifMatchHolds } from './entity-tag.js';
+import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag.js';
 import type { EntryCache } from './entry-cache.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import { shownEntry, type ShownEntry } from './shown-entry.js';
@@ -22,7 +22,9 @@ export interface ExecutionContext {
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
 export type Result =
-  | { readonly action: 'list'; readonly plan: ListPlan; readonly items: Entry[]; readonly total: number }
+  | ({ readonly action: 'list'; readonly plan: ListPlan; readonly etag: string } & ListPage)
+  /** If-None-Match holds the list's current tag: the list query was not run. */
+  | { readonly action: 'list unchanged'; readonly plan: ListPlan; readonly etag: string }
   | { readonly action: 'read'; readonly plan: ReadPlan; readonly shown: ShownEntry }
   | { readonly action: 'create' | 'update'; readonly plan: WritePlan; readonly entry: Entry }
   | { readonly action: 'delete'; readonly plan: DeletePlan }
@@ -49,8 +51,12 @@ function now(): string {
 
 export async function execute(context: ExecutionContext, plan: Plan): Promise<Result> {
   switch (plan.action) {
-    case 'list':
-      return { action: 'list', plan, ...(await context.store.list(plan.resource, plan.list)) };
+    case 'list': {
+      // The version is read before the page, so a tag never claims a newer state than its body.
+      const etag = listTag(plan.resource, await context.store.listVersion(plan.resource), plan.list);
+      if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
+      return { action: 'list', plan, etag, ...(await context.store.list(plan.resource, plan.list)) };
+    }
     case 'read':
       return { action: 'read', plan, shown: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan)) };
     case 'create':

@@ -5,6 +5,7 @@ import { apiError } from '../errors/api-error.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
 import type { Filter, LinkFilter, ListQuery, SortKey } from '../store/list-query.js';
+import { decodeCursor } from './list-cursor.js';
 import { parseId } from './request-target.js';
 
 export const LIMIT_DEFAULT = 100;
@@ -16,6 +17,8 @@ export const SORT_KEYS_MAX = 8;
 /** A field as lists see it: a field a response shows. */
 interface ListField {
   column: string;
+  /** The column may hold NULL. */
+  nullable: boolean;
   /** Turns the text of a query parameter into a value to compare, or undefined if invalid. */
   parse: (text: string) => unknown;
 }
@@ -40,7 +43,7 @@ function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
   if (fields === undefined) {
     // A set kept in a link table is neither sorted by nor compared whole: its filter names one id.
     const compared = shownFields(resource).filter(([, field]) => field.link === undefined);
-    fields = new Map(compared.map(([name, field]) => [name, { column: field.column, parse: valueParser(field) }]));
+    fields = new Map(compared.map(([name, field]) => [name, { column: field.column, nullable: field.type.check(null), parse: valueParser(field) }]));
     fieldsByResource.set(resource, fields);
   }
   return fields;
@@ -60,7 +63,7 @@ function integerParameter(name: string, raw: unknown, min: number, max: number, 
 }
 
 function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
-  if (raw === undefined) return [{ column: 'id', descending: true }];
+  if (raw === undefined) return [{ column: 'id', descending: true, nullable: false }];
   const keys = single('sort', raw).split(',');
   if (keys.length > SORT_KEYS_MAX) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
   const sort: SortKey[] = [];
@@ -71,9 +74,11 @@ function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
     const field = fields.get(name);
     if (field === undefined || seen.has(name)) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
     seen.add(name);
-    sort.push({ column: field.column, descending });
+    sort.push({ column: field.column, descending, nullable: field.nullable });
   }
-  if (!seen.has('id')) sort.push({ column: 'id', descending: true });
+  // The id breaks ties in the direction of the last key, so that an index on (column, id)
+  // yields the whole order on every backend (a mixed order would sort every match).
+  if (!seen.has('id')) sort.push({ column: 'id', descending: sort[sort.length - 1]!.descending, nullable: false });
   return sort;
 }
 
@@ -101,6 +106,10 @@ export function parseListQuery(resource: ResourceDefinition, query: Record<strin
   const softDelete = resource.deletion.mode === 'soft' ? resource.deletion : undefined;
   for (const [name, raw] of Object.entries(query)) {
     if (name === 'limit' || name === 'offset' || name === 'sort' || name === 'q') continue;
+    if (name === 'after') {
+      list.after = decodeCursor(single(name, raw), list.sort);
+      continue;
+    }
     if (name === 'include_deleted' && softDelete !== undefined) {
       const value = single(name, raw);
       if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: name });

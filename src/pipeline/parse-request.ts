@@ -22,7 +22,7 @@ interface Write {
 }
 
 export type ApiRequest =
-  | { readonly action: 'list'; readonly resource: ResourceDefinition; readonly list: ListQuery }
+  | { readonly action: 'list'; readonly resource: ResourceDefinition; readonly list: ListQuery; readonly ifNoneMatch: string | undefined }
   | { readonly action: 'read'; readonly resource: ResourceDefinition; readonly id: number; readonly ifNoneMatch: string | undefined }
   | (Write & { readonly action: 'create'; readonly lang: string; readonly body: unknown })
   | (Write & { readonly action: 'replace' | 'patch'; readonly id: number; readonly body: unknown; readonly ifMatch: string | undefined })
@@ -96,7 +96,7 @@ export function parseRequest(target: RequestTarget, input: HttpInput): ApiReques
       case 'DELETE':
         return { action: 'bulk-delete', resource, actor, ...writeQuery(query, ['id']), ids: bulkIds(query) };
       default:
-        return { action: 'list', resource, list: parseListQuery(resource, query) };
+        return { action: 'list', resource, list: parseListQuery(resource, query), ifNoneMatch: input.ifNoneMatch };
     }
   }
   const id = target.id!;

@@ -24,6 +24,7 @@ export interface ListPlan {
   readonly action: 'list';
   readonly resource: ResourceDefinition;
   readonly list: ListQuery;
+  readonly ifNoneMatch: string | undefined;
 }
 
 export interface ReadPlan {

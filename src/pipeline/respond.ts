@@ -4,6 +4,7 @@
 // the `Dry-Run` header.
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds } from './entity-tag.js';
+import { encodeCursor } from './list-cursor.js';
 import type { Result } from './execute.js';
 import { shownEntry } from './shown-entry.js';
 
@@ -26,9 +27,13 @@ export function respond(result: Result): Outcome {
   const resource = JSON.stringify(plan.resource.name);
   switch (result.action) {
     case 'list': {
-      const { items, total } = result;
-      return { status: 200, body: JSON.stringify({ items, total, limit: result.plan.list.limit, offset: result.plan.list.offset }) };
+      const { items, total, totalExact, etag, nextAfter } = result;
+      const { list } = result.plan;
+      const next = nextAfter === undefined ? null : encodeCursor(list.sort, nextAfter);
+      return { status: 200, headers: { etag }, body: JSON.stringify({ items, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next }) };
     }
+    case 'list unchanged':
+      return { status: 304, headers: { etag: result.etag } };
     case 'read': {
       const { json, etag } = result.shown;
       const ifNoneMatch = result.plan.ifNoneMatch;

@@ -77,6 +77,9 @@ export interface ResourceDefinition {
   readonly unique: readonly UniqueRule[];
   readonly deletion: DeleteRule;
   readonly rule?: EntryRule;
+  /** The search index its migration made over the searchable columns (Ddl.createSearchIndex),
+   * which `q` goes through where the dialect has one. */
+  readonly searchIndex?: string;
   /** A valid POST body, for the OpenAPI document; never key material. */
   readonly example: Readonly<Record<string, unknown>>;
 }

@@ -111,6 +111,7 @@ const servers: ResourceDefinition = {
   name: 'servers',
   schemaName: 'Server',
   table: 'servers',
+  searchIndex: 'servers_search',
   description: { en: 'Monitored MySQL/MariaDB servers. DELETE marks a server deleted (is_deleted = 1) and keeps it.', fr: 'Serveurs MySQL/MariaDB supervisés. DELETE marque un serveur comme supprimé (is_deleted = 1) et le conserve.' },
   fields: {
     ip: { type: types.host(255), column: 'ip', required: true, description: { en: 'IPv4 or IPv6 address, or DNS name.', fr: 'Adresse IPv4 ou IPv6, ou nom DNS.' } },

@@ -5,6 +5,8 @@ import type { LinkTable } from '../registry/resource-definition.js';
 export interface SortKey {
   readonly column: string;
   readonly descending: boolean;
+  /** The column may hold NULL, which sorts before every value on every backend. */
+  readonly nullable: boolean;
 }
 
 export interface Filter {
@@ -30,4 +32,7 @@ export interface ListQuery {
   readonly search?: { readonly text: string; readonly columns: readonly string[] };
   /** Soft-deleted entries are listed too. */
   readonly includeDeleted: boolean;
+  /** Keyset paging: the sort keys' column values of the last entry of the page before, one
+   * per sort key (the page starts after it). */
+  readonly after?: readonly unknown[];
 }

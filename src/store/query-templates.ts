@@ -28,8 +28,13 @@ export class QueryTemplate<Row> {
 
   /** Runs on `executor` (the database or a transaction) with `values` in the slots. */
   execute(executor: Kysely<any>, values: readonly unknown[]): Promise<QueryResult<Row>> {
+    return executor.executeQuery(this.with(values));
+  }
+
+  /** The statement with `values` in the slots. */
+  with(values: readonly unknown[]): CompiledQuery<Row> {
     const parameters = this.parameters.map((parameter) => (parameter instanceof Slot ? values[parameter.index] : parameter));
-    return executor.executeQuery(CompiledQuery.raw(this.sql, parameters) as CompiledQuery<Row>);
+    return CompiledQuery.raw(this.sql, parameters) as CompiledQuery<Row>;
   }
 }
 

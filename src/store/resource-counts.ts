@@ -17,12 +17,21 @@ export async function readCount(db: Kysely<Database>, templates: QueryTemplates,
   return Number(row[which]);
 }
 
-/** Keeps resource_counts in step with an insert (+1) or a delete (-1), in the same transaction. */
+/** The version of a table's lists: it moves with every committed change of the table. */
+export async function readChanges(db: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition): Promise<string> {
+  const query = templates.get('changes', (slot) => db.selectFrom('resource_counts').select('changes').where('table_name', '=', slot(0)));
+  const row = (await query.execute(db, [resource.table])).rows[0];
+  if (row === undefined) throw new Error(`resource_counts has no row for ${resource.table}`);
+  return String(row.changes);
+}
+
+/** Keeps resource_counts in step with the inserts and deletes of a transaction that changed
+ * the table, and moves its change counter, in the same transaction. */
 export async function adjustCount(tx: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition, total: number, live: number): Promise<void> {
   const query = templates.get('adjust counts', (slot) =>
     tx
       .updateTable('resource_counts')
-      .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)) }))
+      .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
       .where('table_name', '=', slot(2)),
   );
   await query.execute(tx, [total, live, resource.table]);

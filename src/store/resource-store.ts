@@ -2,16 +2,25 @@
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
-import { QueryTemplates, type SlotMaker } from './query-templates.js';
-import { probeWrite, readCount } from './resource-counts.js';
+import { listStatements } from './list-statements.js';
+import { QueryTemplates } from './query-templates.js';
+import { probeWrite, readChanges, readCount } from './resource-counts.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
 import { StoreTransaction } from './store-transaction.js';
+
+export interface ListPage {
+  readonly items: Entry[];
+  /** The sort keys' column values of the last entry, when another page follows. */
+  readonly nextAfter: unknown[] | undefined;
+  readonly total: number;
+  readonly totalExact: boolean;
+}
 
 // Generic code over tables named at run time: the registry, not the compiler, vouches for them.
 type AnyDb = Kysely<any>;
@@ -27,6 +36,8 @@ export class ResourceStore {
     private readonly secrets: SecretBox,
     /** The resources it stores; the first one's count row serves to try a write. */
     resources: readonly ResourceDefinition[],
+    /** Filtered lists count their matches exactly up to this many (see `list`). */
+    private readonly exactTotalMax = 10_000,
   ) {
     this.selections = new EntrySelections(handle.queries);
     const probed = resources[0];
@@ -85,49 +96,46 @@ export class ResourceStore {
     return row === undefined ? undefined : decodeEntry(resource, row);
   }
 
-  async list(resource: ResourceDefinition, list: ListQuery): Promise<{ items: Entry[]; total: number }> {
+  /**
+   * A page and its total. An unfiltered total is read from resource_counts; a filtered one is
+   * counted, but only up to `exactTotalMax + 1` matches: past that, `total` is a lower bound
+   * (the cap, or the entries up to the end of this page if more) and `totalExact` is false.
+   */
+  async list(resource: ResourceDefinition, list: ListQuery): Promise<ListPage> {
     const db = this.handle.db as AnyDb;
-    const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-    const flagColumn = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
-    const search = list.search !== undefined && list.search.columns.length > 0 ? list.search : undefined;
-    // Slots: the filter values, the ids of the link filters, the search pattern, then limit and offset.
-    const values: unknown[] = [...list.filters.map((filter) => filter.value), ...list.linkFilters.map((filter) => filter.id)];
-    // `!` escapes LIKE wildcards: unlike a backslash, it means the same in every dialect's literals.
-    if (search !== undefined) values.push(`%${search.text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`);
-    const matching = (slot: SlotMaker) => {
-      let query = db.selectFrom(resource.table);
-      if (hideDeleted && flagColumn !== undefined) query = query.where(flagColumn, '=', 0);
-      list.filters.forEach((filter, index) => {
-        query = query.where(filter.column, '=', slot(index));
-      });
-      list.linkFilters.forEach(({ link }, index) => {
-        const owners = db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(list.filters.length + index));
-        query = query.where('id', 'in', owners);
-      });
-      if (search !== undefined) {
-        const pattern = slot(list.filters.length + list.linkFilters.length);
-        query = query.where((eb) => eb.or(search.columns.map((column) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '!'`)));
-      }
-      return query;
-    };
-    const linked = list.linkFilters.map((filter) => filter.link.table).join(',');
-    const where = `${hideDeleted} ${list.filters.map((filter) => filter.column).join(',')} ${linked} ${search?.columns.join(',') ?? '-'}`;
-    const sort = list.sort.map((key) => `${key.column}${key.descending ? '-' : '+'}`).join(',');
-    const page = this.templates.get(`page ${resource.table} ${where} ${sort}`, (slot) => {
-      let query = matching(slot).select(this.selections.all(resource));
-      for (const key of list.sort) query = query.orderBy(key.column, key.descending ? 'desc' : 'asc');
-      return query.limit(slot(values.length)).offset(slot(values.length + 1));
-    });
-    const rows = (await page.execute(db, [...values, list.limit, list.offset])).rows as Row[];
+    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
+    const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
+    // The page asked for one row more: there is a next page, which starts after the last shown.
+    const more = rows.length > list.limit;
+    if (more) rows.pop();
     const items = rows.map((row) => decodeEntry(resource, row));
-
-    let total: number;
-    if (list.filters.length === 0 && list.linkFilters.length === 0 && search === undefined) {
-      total = await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total');
-    } else {
-      const count = this.templates.get(`count ${resource.table} ${where}`, (slot) => matching(slot).select((eb) => eb.fn.countAll().as('total')));
-      total = Number(((await count.execute(db, values)).rows[0] as { total: unknown } | undefined)?.total ?? 0);
+    const last = rows[rows.length - 1];
+    const nextAfter = more && last !== undefined ? list.sort.map((key) => last[key.column] ?? null) : undefined;
+    if (statements.count === undefined) {
+      const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
+      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
     }
-    return { items, total };
+    const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
+    if (counted <= this.exactTotalMax) return { items, nextAfter, total: counted, totalExact: true };
+    return { items, nextAfter, total: Math.max(this.exactTotalMax, list.offset + items.length), totalExact: false };
+  }
+
+  /** The version of the lists of `resource`: moves with every committed change of its table. */
+  listVersion(resource: ResourceDefinition): Promise<string> {
+    return readChanges(this.handle.db, this.templates, resource);
+  }
+
+  /** How the database would run the page query of `list`, and whether it reads the whole table
+   * (the planner test looks at the very statement lists run). */
+  async explainList(resource: ResourceDefinition, list: ListQuery): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean; sortsAll: boolean }> {
+    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
+    const explain = this.handle.queries.explain(statements.page.with(statements.pageValues));
+    const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
+    return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table), sortsAll: this.handle.queries.sortsAllRows(plan) };
+  }
+
+  /** Brings the planner's statistics of every resource table up to date. */
+  async refreshStatistics(resources: readonly ResourceDefinition[]): Promise<void> {
+    await this.handle.queries.refreshStatistics(this.handle.db, resources.map((resource) => resource.table));
   }
 }

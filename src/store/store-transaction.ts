@@ -35,8 +35,9 @@ export class UniqueConflict extends Error {
 
 export class StoreTransaction {
   private readonly db: AnyDb;
-  /** Changes of resource_counts, written once when the work is done (a bulk write of a
-   * thousand entries then updates each count row once, not a thousand times). */
+  /** Changes of resource_counts of every table changed, written once when the work is done
+   * (a bulk write of a thousand entries then updates each count row once, not a thousand
+   * times); each moves the table's change counter, the version of its lists. */
   private readonly countChanges = new Map<ResourceDefinition, { total: number; live: number }>();
   private readonly referenceStates = new Map<string, ReferenceState>();
 
@@ -79,6 +80,7 @@ export class StoreTransaction {
     const candidate = { ...existing, ...values };
     const entry = await this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
     await this.writeLinks(resource, entry, values, existing);
+    this.countChange(resource, 0, 0);
     return entry;
   }
 
@@ -106,7 +108,9 @@ export class StoreTransaction {
     const touched = await touch.execute(this.db, [now, targetId]);
     const unlink = this.templates.get(`unlink target ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.targetColumn, '=', slot(0)));
     await unlink.execute(this.db, [targetId]);
-    return Number(touched.numAffectedRows ?? 0);
+    const count = Number(touched.numAffectedRows ?? 0);
+    if (count > 0) this.countChange(resource, 0, 0);
+    return count;
   }
 
   /** Brings a soft-deleted entry back; throws UniqueConflict when a live entry now holds its

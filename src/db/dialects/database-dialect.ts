@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { Dialect, Expression, RawBuilder } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 
 export interface DatabaseCapabilities {
@@ -19,6 +19,9 @@ export interface DatabaseCapabilities {
    * MariaDB undo the statement alone and the transaction goes on. Where it goes on, writes rely
    * on the unique indexes to find conflicts rather than looking first. */
   readonly failedStatementEndsTransaction: boolean;
+  /** NULL sorts before every value, ascending (SQLite, MariaDB); elsewhere (PostgreSQL) the
+   * store says NULLS FIRST / NULLS LAST, so that lists sort alike on every backend. */
+  readonly nullsSortFirst: boolean;
 }
 
 /** What a driver error means for the API. `full`: the database's disk has no room left;
@@ -72,6 +75,23 @@ export interface OpenedDatabase {
 export interface DialectQueries {
   /** The values of an integer column, joined by commas (an aggregate; order unspecified). */
   joinedIds(column: Expression<unknown>): RawBuilder<string | null>;
+  /** Where the search index `index` (Ddl.createSearchIndex) must be named in the query for a
+   * search of `text`: the condition on the table's id, and the value of its one slot.
+   * Undefined where the index serves `lower(column) LIKE` by itself (PostgreSQL), where
+   * there is none (MariaDB), or where `text` is too short for trigrams (a plain scan then). */
+  searchIndexMatch(index: string, text: string): { readonly condition: (value: unknown) => RawBuilder<SqlBool>; readonly value: unknown } | undefined;
+  /** A column in a condition that must not be served by an index: one true of nearly every
+   * row, which a planner that misjudges it would look up and then sort all it found. */
+  notIndexed(column: string): Expression<unknown>;
+  /** Brings the query planner's statistics of `tables` up to date, from a sample (cheap at a
+   * million rows): without them a planner may read a whole table where an index would do. */
+  refreshStatistics(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  /** The statement that shows how `query` would be run (its plan, one row per step). */
+  explain(query: CompiledQuery): CompiledQuery;
+  /** Whether a plan of `explain` reads every row of `table` (rather than through an index). */
+  scansWholeTable(plan: readonly Record<string, unknown>[], table: string): boolean;
+  /** Whether a plan of `explain` sorts every matching row (rather than reading them in order). */
+  sortsAllRows(plan: readonly Record<string, unknown>[]): boolean;
 }
 
 export interface DatabaseDialect {

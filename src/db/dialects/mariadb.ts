@@ -1,6 +1,6 @@
 // MariaDB (and MySQL) through mysql2: a pool per instance, row locks, no RETURNING, binary
 // collation so that uniqueness is exact as on the other backends.
-import { MysqlDialect, sql } from 'kysely';
+import { CompiledQuery, MysqlDialect, sql } from 'kysely';
 import { createPool } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
@@ -84,11 +84,19 @@ const ddl: Ddl = {
   // AUTO_INCREMENT continues after the largest id.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
   continueIdsAfterSeeds: async () => undefined,
+  dropIndex: async (db, table, name) => {
+    await db.schema.dropIndex(name).on(table).execute();
+  },
+  // InnoDB's FULLTEXT indexes words, not substrings: `q` stays a scan here.
+  dropSearchIndex: async () => undefined,
+  createSearchIndex: async () => undefined,
+  // NULL already sorts first here (and MariaDB has no NULLS FIRST).
+  nullsFirst: (column) => sql.ref(column),
 };
 
 export const mariadbDialect: DatabaseDialect = {
   schemes: ['mysql:', 'mariadb:'],
-  capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false },
+  capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true },
   describe: (url) => describeServer('mariadb', parseServerUrl(url)),
   open,
   privateToProcess: () => false,
@@ -103,5 +111,19 @@ export const mariadbDialect: DatabaseDialect = {
     failureOf,
   ),
   ddl,
-  queries: { joinedIds: (column) => sql`group_concat(${column})` },
+  queries: {
+    joinedIds: (column) => sql`group_concat(${column})`,
+    searchIndexMatch: () => undefined,
+    // MariaDB weighs the condition by its index statistics.
+    notIndexed: (column) => sql.ref(column),
+    // InnoDB keeps persistent statistics and recomputes them after 10% of a table changed;
+    // ANALYZE TABLE recomputes them now, from sampled pages.
+    refreshStatistics: async (db, tables) => {
+      await sql`analyze table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+    },
+    explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+    // Access type ALL: every row of the table is read.
+    sortsAllRows: (plan) => plan.some((row) => String(row.Extra ?? '').includes('Using filesort')),
+    scansWholeTable: (plan, table) => plan.some((row) => row.table === table && row.type === 'ALL'),
+  },
 };

@@ -1,6 +1,6 @@
 // PostgreSQL through node-postgres: a pool per instance, row locks, RETURNING, and a
 // transaction that a refused statement aborts as a whole.
-import { PostgresDialect, sql } from 'kysely';
+import { CompiledQuery, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Ddl } from '../migrations/ddl.js';
 import { withTimestamps } from './entry-table.js';
@@ -66,11 +66,27 @@ const ddl: Ddl = {
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
   },
+  dropIndex: async (db, _table, name) => {
+    await db.schema.dropIndex(name).execute();
+  },
+  // pg_trgm is a trusted extension: the database's owner may create it. Without fastupdate,
+  // a write updates the index at once: no pending list that every search must read (and
+  // that makes the planner shun the index until a vacuum).
+  dropSearchIndex: async (db, _table, name, columns) => {
+    for (const column of columns) await sql`drop index ${sql.id(`${name}_${column}`)}`.execute(db);
+  },
+  createSearchIndex: async (db, table, name, columns) => {
+    await sql`create extension if not exists pg_trgm`.execute(db);
+    for (const column of columns) {
+      await sql`create index ${sql.id(`${name}_${column}`)} on ${sql.table(table)} using gin (lower(${sql.ref(column)}) gin_trgm_ops) with (fastupdate = off)`.execute(db);
+    }
+  },
+  nullsFirst: (column) => sql`${sql.ref(column)} nulls first`,
 };
 
 export const postgresDialect: DatabaseDialect = {
   schemes: ['postgres:', 'postgresql:'],
-  capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true },
+  capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false },
   describe: (url) => describeServer('postgres', parseServerUrl(url)),
   open,
   privateToProcess: () => false,
@@ -78,5 +94,18 @@ export const postgresDialect: DatabaseDialect = {
   // 28000: the role does not exist (or pg_hba.conf has no line for it); 28P01: wrong password.
   startupFailureOf: serverStartupFailureOf({ '3D000': 'database-missing', '28000': 'access-denied', '28P01': 'access-denied' }, failureOf),
   ddl,
-  queries: { joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')` },
+  queries: {
+    joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
+    searchIndexMatch: () => undefined,
+    // PostgreSQL weighs the condition by its statistics (an expression would have none).
+    notIndexed: (column) => sql.ref(column),
+    // Autovacuum analyses too, but only after enough changes; ANALYZE reads a sample.
+    refreshStatistics: async (db, tables) => {
+      await sql`analyze ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
+    },
+    explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+    // An Incremental Sort sorts only ties of the keys read in order.
+    sortsAllRows: (plan) => plan.some((row) => /^\s*(->\s*)?Sort\b/.test(String(row['QUERY PLAN']))),
+    scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`Seq Scan on ${table}\\b`).test(String(row['QUERY PLAN']))),
+  },
 };

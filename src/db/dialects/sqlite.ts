@@ -14,6 +14,7 @@ import {
   type DialectAdapter,
   type Driver,
   type SqliteDialectConfig,
+  type SqlBool,
 } from 'kysely';
 import { ConfigError } from '../../errors/config-error.js';
 import { makeRoom } from '../bounded-map.js';
@@ -133,6 +134,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     throw unusable(path, error);
   }
   database.pragma('foreign_keys = ON');
+  // ANALYZE (run by refreshStatistics) reads a sample of each index rather than all of it.
+  database.pragma('analysis_limit = 1000');
   const dataVersion = database.prepare('pragma data_version').pluck();
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
@@ -180,11 +183,31 @@ const ddl: Ddl = {
   // AUTOINCREMENT continues after the largest id ever used.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
   continueIdsAfterSeeds: async () => undefined,
+  dropIndex: async (db, _table, name) => {
+    await db.schema.dropIndex(name).execute();
+  },
+  // NULL already sorts first here (and MariaDB has no NULLS FIRST).
+  dropSearchIndex: async (db, _table, name) => {
+    for (const suffix of ['insert', 'delete', 'update']) await sql.raw(`drop trigger ${name}_${suffix}`).execute(db);
+    await sql.raw(`drop table ${name}`).execute(db);
+  },
+  createSearchIndex: async (db, table, name, columns) => {
+    // External content: the text stays in `table`; the FTS table holds only the trigram index.
+    const list = columns.join(', ');
+    const values = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
+    await sql.raw(`create virtual table ${name} using fts5(${list}, content='${table}', content_rowid='id', tokenize='trigram')`).execute(db);
+    await sql.raw(`create trigger ${name}_insert after insert on ${table} begin insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
+    const remove = `insert into ${name}(${name}, rowid, ${list}) values ('delete', old.id, ${values('old')});`;
+    await sql.raw(`create trigger ${name}_delete after delete on ${table} begin ${remove} end`).execute(db);
+    await sql.raw(`create trigger ${name}_update after update of ${list} on ${table} begin ${remove} insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
+    await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
+  },
+  nullsFirst: (column) => sql.ref(column),
 };
 
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
-  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false },
+  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
   describe: (url) => {
     const path = sqlitePath(url);
     return path === ':memory:' ? 'sqlite (in memory)' : `sqlite (${path})`;
@@ -207,5 +230,28 @@ export const sqliteDialect: DatabaseDialect = {
     return STARTUP_FAILURES[code] ?? STARTUP_FAILURES[code.replace(/_[A-Z]+$/, '')];
   },
   ddl,
-  queries: { joinedIds: (column) => sql`group_concat(${column})` },
+  queries: {
+    joinedIds: (column) => sql`group_concat(${column})`,
+    // The trigram index narrows to rows holding the text in some column (folding case); the
+    // LIKE the store keeps decides, so results are those of the plain scan. Under three
+    // characters there is no trigram to look up.
+    // SQLite takes an equality on an indexed column over reading the sort's index in order,
+    // whatever its statistics say; a unary plus keeps the index out of it.
+    notIndexed: (column) => sql`+${sql.ref(column)}`,
+    searchIndexMatch: (index, text) =>
+      [...text].length < 3
+        ? undefined
+        : { condition: (value) => sql<SqlBool>`id in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${value})`, value: `"${text.replace(/"/g, '""')}"` },
+    // All tables (0x10000), analysing those never analysed or grown or shrunk 25-fold since;
+    // analysis_limit (set at open) makes each a sample, milliseconds at a million rows.
+    refreshStatistics: async (db) => {
+      await sql`pragma optimize = 0x10002`.execute(db);
+    },
+    explain: (query) => CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+    // "SCAN servers" walks the table; "SCAN servers USING INDEX …" walks an index in order
+    // (a sort read in index order, stopped at the page's end); SEARCH looks up.
+    // "USE TEMP B-TREE FOR RIGHT PART OF ORDER BY" sorts only ties of the first key.
+    sortsAllRows: (plan) => plan.some((row) => String(row.detail) === 'USE TEMP B-TREE FOR ORDER BY'),
+    scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`^SCAN ${table}\\b(?!.*USING (COVERING )?INDEX)`).test(String(row.detail))),
+  },
 };

@@ -2,7 +2,7 @@
 // spells its own way. Migrations use these instead of asking which database they run on, and
 // import nothing else from the application (they are frozen in time). Each dialect module
 // implements this interface; what an existing helper emits never changes (add a new one).
-import type { CreateTableBuilder, Kysely } from 'kysely';
+import type { CreateTableBuilder, Expression, Kysely } from 'kysely';
 
 export type TableBuilder = CreateTableBuilder<string, any>;
 
@@ -17,6 +17,16 @@ export interface Ddl {
   createLinkTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
   /** After rows were inserted with explicit ids: new rows get ids above the largest. */
   continueIdsAfterSeeds(db: Kysely<any>, table: string): Promise<void>;
+  /** Drops index `name` of `table` (MariaDB names the table, the others refuse it). */
+  dropIndex(db: Kysely<any>, table: string, name: string): Promise<void>;
+  /** An index column in which NULL comes before every value, as lists sort it. */
+  nullsFirst(column: string): Expression<unknown>;
+  /** An index `name` for case-insensitive substring search (`lower(column) LIKE '%…%'`) over
+   * `columns` of `table`, kept in step with the table by the database: SQLite an FTS5 trigram
+   * table named `name` filled by triggers, PostgreSQL a pg_trgm GIN index per column (named
+   * `name_column`), MariaDB none (it has no substring index). */
+  createSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
+  dropSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
 }
 
 export interface Migration {

@@ -4,6 +4,7 @@ import * as initialSchema from './0001-initial-schema.js';
 import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
 import * as fleetModel from './0003-fleet-model.js';
 import * as apiTokens from './0004-api-tokens.js';
+import * as fleetScaleLists from './0005-fleet-scale-lists.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -11,4 +12,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-list-counts-and-indexes': listCountsAndIndexes,
   '0003-fleet-model': fleetModel,
   '0004-api-tokens': apiTokens,
+  '0005-fleet-scale-lists': fleetScaleLists,
 };

@@ -26,6 +26,8 @@ declare module 'fastify' {
   }
 }
 
+const STATISTICS_REFRESH_MS = 5 * 60_000;
+
 export interface DatabaseOptions {
   config: Config;
   registry: Registry;
@@ -68,7 +70,7 @@ export default fp<DatabaseOptions>(
         'the encryption key (SECRET_KEY or SECRET_KEY_FILE) is not the one that sealed the stored SSH private keys; start with the original key',
       );
     }
-    const store = new ResourceStore(handle, app.secretBox, registry.resources);
+    const store = new ResourceStore(handle, app.secretBox, registry.resources, config.listExactTotalMax);
     // A database that refuses writes is refused at start, unless the operator asked for a
     // read-only service. A full disk is not: reads still work, readiness reports the fault,
     // and writes resume by themselves once space is freed.
@@ -77,6 +79,17 @@ export default fp<DatabaseOptions>(
     if (fault === 'full') app.log.error({ database: handle.description }, 'the database disk is full: writes are refused (507) until space is freed');
     app.log.info({ database: handle.description, migrationsApplied: applied, readOnly: config.readOnly }, 'database ready');
     app.decorate('readOnly', config.readOnly);
+    // The planner needs current statistics to pick the list indexes (a table seeded or grown
+    // since it was last analysed could be read whole): refreshed now, then every few minutes.
+    // Statistics are written into the database: a read-only one keeps those it has.
+    if (!config.readOnly) {
+      await store.refreshStatistics(registry.resources);
+      const statistics = setInterval(() => {
+        store.refreshStatistics(registry.resources).catch((error: unknown) => app.log.warn({ err: error }, 'refreshing planner statistics failed'));
+      }, STATISTICS_REFRESH_MS);
+      statistics.unref();
+      app.addHook('onClose', async () => clearInterval(statistics));
+    }
     app.decorate('store', store);
     const marker = handle.changeMarker;
     app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker) : undefined);

@@ -1,0 +1,32 @@
+// Cursors of lists (contract section 15): `next` in a list answer, `?after=` to continue. A
+// cursor holds the sort's column values of the last entry shown, and the sort it belongs to;
+// the next page starts strictly after that position (keyset paging), so entries inserted or
+// deleted meanwhile never make a walk skip or repeat one that exists throughout. It is
+// base64url JSON: opaque to clients, but not secret (it holds values the page showed).
+import { apiError } from '../errors/api-error.js';
+import type { SortKey } from '../store/list-query.js';
+
+const signature = (sort: readonly SortKey[]): string => sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
+
+export function encodeCursor(sort: readonly SortKey[], values: readonly unknown[]): string {
+  return Buffer.from(JSON.stringify({ s: signature(sort), v: values })).toString('base64url');
+}
+
+/** The values of a cursor made for `sort`; 400 BAD_QUERY for anything else. */
+export function decodeCursor(text: string, sort: readonly SortKey[]): unknown[] {
+  let parsed: unknown;
+  try {
+    parsed = /^[A-Za-z0-9_-]{1,4000}$/.test(text) ? JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const cursor = parsed as { s?: unknown; v?: unknown } | undefined;
+  const values = cursor?.v;
+  const valid =
+    cursor?.s === signature(sort) &&
+    Array.isArray(values) &&
+    values.length === sort.length &&
+    values.every((value, index) => (value === null ? sort[index]!.nullable : typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))));
+  if (!valid) throw apiError('BAD_QUERY', 'query.cursor', { parameter: 'after' });
+  return values as unknown[];
+}
