@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
 import { asApiError } from '../../pipeline/handle-request.js';
 import { issueToken } from '../../pipeline/issue-token.js';
+import { encodeCursor } from '../../pipeline/list-cursor.js';
 import { parseListQuery } from '../../pipeline/parse-list-query.js';
 import { refuseQuery } from '../../pipeline/parse-request.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
@@ -22,8 +23,10 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     const query = request.query as Record<string, unknown>;
     if (target.endpoint === 'tokens' && request.method !== 'POST') {
       const list = parseListQuery(API_TOKENS, query);
-      const { items, total } = await store.entries.list(API_TOKENS, list);
-      return { status: 200, body: JSON.stringify({ items: items.map((entry) => sync.withLastUse(entry)), total, limit: list.limit, offset: list.offset }) };
+      const { items, total, totalExact, nextAfter } = await store.entries.list(API_TOKENS, list);
+      const next = nextAfter === undefined ? null : encodeCursor(list.sort, nextAfter);
+      const shown = items.map((entry) => sync.withLastUse(entry));
+      return { status: 200, body: JSON.stringify({ items: shown, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next }) };
     }
     refuseQuery(query);
     if (target.endpoint === 'tokens') {
