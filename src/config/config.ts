@@ -136,6 +136,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers,
     entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
     readOnly: booleanSetting(env, 'READ_ONLY', false),
-    listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 10_000, 1, 100_000_000),
+    listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 1_000, 1, 100_000_000),
   };
 }

@@ -37,7 +37,7 @@ export class ResourceStore {
     /** The resources it stores; the first one's count row serves to try a write. */
     resources: readonly ResourceDefinition[],
     /** Filtered lists count their matches exactly up to this many (see `list`). */
-    private readonly exactTotalMax = 10_000,
+    private readonly exactTotalMax = 1_000,
   ) {
     this.selections = new EntrySelections(handle.queries);
     const probed = resources[0];
@@ -98,8 +98,11 @@ export class ResourceStore {
 
   /**
    * A page and its total. An unfiltered total is read from resource_counts; a filtered one is
-   * counted, but only up to `exactTotalMax + 1` matches: past that, `total` is a lower bound
-   * (the cap, or the entries up to the end of this page if more) and `totalExact` is false.
+   * exact while it is cheap (README, Decisions, "Totals"):
+   * - a page that ends the list (offset or none, no cursor) and is not empty tells its total;
+   * - otherwise the matches are counted, but only up to `exactTotalMax + 1` of them; past
+   *   that, or when this page already reaches past the cap, `total` is a lower bound (the cap,
+   *   or the entries up to the end of this page if more) and `totalExact` is false.
    */
   async list(resource: ResourceDefinition, list: ListQuery): Promise<ListPage> {
     const db = this.handle.db as AnyDb;
@@ -115,9 +118,15 @@ export class ResourceStore {
       const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
       return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
     }
+    const seen = list.offset + items.length;
+    // The last page, reached without a cursor: every match is before its end.
+    if (!more && list.after === undefined && items.length > 0) return { items, nextAfter, total: seen, totalExact: true };
+    // More than the cap match (this page and the one entry after it): no count can be exact.
+    const atLeast = seen + (more ? 1 : 0);
+    if (list.after === undefined && atLeast > this.exactTotalMax) return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
     const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
     if (counted <= this.exactTotalMax) return { items, nextAfter, total: counted, totalExact: true };
-    return { items, nextAfter, total: Math.max(this.exactTotalMax, list.offset + items.length), totalExact: false };
+    return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
