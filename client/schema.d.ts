@@ -1166,7 +1166,7 @@ export interface components {
             items: components["schemas"]["Tag"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -1386,7 +1386,7 @@ export interface components {
             items: components["schemas"]["Client"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -1609,7 +1609,7 @@ export interface components {
             items: components["schemas"]["Environment"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -1827,7 +1827,7 @@ export interface components {
             items: components["schemas"]["Alias"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -2074,7 +2074,7 @@ export interface components {
             items: components["schemas"]["StorageArea"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -2476,7 +2476,7 @@ export interface components {
             items: components["schemas"]["Server"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -2775,7 +2775,7 @@ export interface components {
             items: components["schemas"]["SshKey"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
@@ -2971,7 +2971,7 @@ export interface components {
             items: components["schemas"]["Token"][];
             /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
             total: number;
-            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 10,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
             total_exact: boolean;
             limit: number;
             offset: number;
