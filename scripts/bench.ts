@@ -6,17 +6,20 @@
 // 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
-// database). Prints tables; nothing here is a pass/fail test, except that a run with errors or
+// database; SQLite only). BENCH_DATABASE=postgres runs it all on a fresh PostgreSQL database
+// (scripts/support/bench-database.ts). Prints tables; nothing here is a pass/fail test, except that a run with errors or
 // a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { comparedScenarios, startJsonServer } from './support/json-server-bench.js';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
 import { listScenarios, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
-import { countServers, seedServers, seedTokens } from './support/seed.js';
+import { benchBackend, createBenchDatabase, type BenchDatabase } from './support/bench-database.js';
+import { seedTokens } from './support/seed.js';
 import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
@@ -27,12 +30,18 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const TOKEN_COUNTS = (process.env.BENCH_TOKENS ?? '10,10000').split(',').filter(Boolean).map(Number);
+// sqlite (a file) or postgres (a database made on BENCH_POSTGRES_URL's server and dropped after).
+const BACKEND = benchBackend();
 
 interface Measure {
   requestsPerSecond: number;
   p99: number;
   errors: number;
   acknowledged: number;
+  /** Every request answered, warm-up included. */
+  answered: number;
+  /** The service's CPU time per request answered, in µs: steadier than req/s on a loaded VM. */
+  cpuMicros?: number;
 }
 
 interface Row {
@@ -41,7 +50,7 @@ interface Row {
   project: Measure;
   ceiling: Measure;
   /** What `ceiling` measured: node:http, or the anonymous twin (authentication's cost). */
-  against: 'node:http' | 'anonymous';
+  against: 'node:http' | 'anonymous' | 'json-server';
 }
 
 interface Scenario {
@@ -60,14 +69,14 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
-async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+async function startService(dataDir: string, databaseUrl = `sqlite:${join(dataDir, 'config.db')}`): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
+      DATABASE_URL: databaseUrl,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
       TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       LOG_LEVEL,
@@ -119,7 +128,9 @@ async function ceilingServer(dataDir: string, status: number, body: string): Pro
 async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scenario, againstScenario = scenario): Promise<{ project: Measure; ceiling: Measure }> {
   const project = emptyMeasure();
   const ceiling = emptyMeasure();
-  project.acknowledged += (await run(serviceUrl, scenario, 1))['2xx'];
+  const warm = await run(serviceUrl, scenario, 1);
+  project.acknowledged += warm['2xx'];
+  project.answered += warm.requests.total;
   ceiling.acknowledged += (await run(ceilingUrl, againstScenario, 1))['2xx'];
   for (let round = 0; round < ROUNDS; round++) {
     add(project, await run(serviceUrl, scenario, SECONDS / ROUNDS));
@@ -129,7 +140,7 @@ async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scen
 }
 
 function emptyMeasure(): Measure {
-  return { requestsPerSecond: 0, p99: 0, errors: 0, acknowledged: 0 };
+  return { requestsPerSecond: 0, p99: 0, errors: 0, acknowledged: 0, answered: 0 };
 }
 
 /** Sums the rounds' requests per second (averaged in finish) and keeps their worst p99. */
@@ -139,6 +150,7 @@ function add(measure: Measure, result: autocannon.Result): void {
   // 3xx: the 304 answers of the If-None-Match poll, the only scenario that can have them.
   measure.errors += result.errors + result.timeouts + result.non2xx - result['3xx'];
   measure.acknowledged += result['2xx'];
+  measure.answered += result.requests.total;
 }
 
 function finish(measure: Measure): Measure {
@@ -172,16 +184,19 @@ async function sample(url: string, scenario: Scenario): Promise<{ status: number
 
 async function benchSize(rows: number, results: Row[], notes: string[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'config-api-bench-'));
-  const databaseFile = join(dataDir, 'config.db');
+  const database: BenchDatabase = await createBenchDatabase(BACKEND, dataDir);
   try {
-    // A first start creates the schema; the seed then goes straight into the file.
-    const first = await startService(dataDir);
+    // A first start creates the schema; the seed then goes straight into the database.
+    const first = await startService(dataDir, database.url);
     await stopped(first.child, 'SIGTERM');
     const seeded = Date.now();
-    seedServers(databaseFile, rows);
-    notes.push(`${rows} servers seeded in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
+    await database.seed(rows);
+    notes.push(`${rows} servers seeded (${BACKEND}) in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
 
-    const { child, url } = await startService(dataDir);
+    const { child, url } = await startService(dataDir, database.url);
+    // The VM is shared: the load the run met is part of its figures.
+    const load = () => loadavg().map((value) => value.toFixed(1)).join(' ');
+    notes.push(`${rows} servers: load average (1, 5, 15 min) before the scenarios ${load()}`);
     let created = 0;
     const randomId = (): number => 1 + Math.floor(Math.random() * rows);
     const scenarios: Scenario[] = [
@@ -208,16 +223,28 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
         next: () => ({ path: `/en/api/config/servers/${randomId()}`, body: JSON.stringify({ hostname: `patched-${Math.random().toString(36).slice(2, 10)}` }) }),
       },
     ];
-    const before = countServers(databaseFile);
+    const before = await database.countServers();
     let acknowledgedCreates = 0;
     for (const scenario of scenarios) {
       const shape = await sample(url, scenario);
       const ceilingProcess = await ceilingServer(dataDir, shape.status, shape.body);
+      // The service idles during the ceiling's turns: its CPU time over both is its own work.
+      const cpuBefore = cpuMilliseconds(child.pid!);
       const { project, ceiling } = await sideBySide(url, ceilingProcess.url, scenario);
+      project.cpuMicros = ((cpuMilliseconds(child.pid!) - cpuBefore) * 1000) / project.answered;
       await ceilingProcess.close();
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
     }
+    // json-server on the same 2,000 tags: the issue's point of comparison for lists and POST.
+    const jsonServer = await startJsonServer(dataDir, url);
+    for (const compared of comparedScenarios()) {
+      const mine: Scenario = { name: compared.name, method: compared.method, next: compared.service };
+      const { project, ceiling } = await sideBySide(url, jsonServer.url, mine, { ...mine, next: compared.jsonServer });
+      results.push({ rows, scenario: compared.name, project, ceiling, against: 'json-server' });
+    }
+    await jsonServer.close();
+    notes.push(`${rows} servers: load average after the scenarios ${load()}`);
     notes.push(...relativeToPlainPage(rows, results));
     notes.push(...(await singleRequestMedians(url, rows, scenarios.filter((scenario) => scenario.method === 'GET' && scenario.name !== 'GET by id'))));
     const bulk = await bulkFigures(url);
@@ -228,14 +255,16 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
 
     // Every acknowledged create must survive a kill -9.
     await stopped(child, 'SIGKILL');
-    const present = countServers(databaseFile) - before;
+    const present = (await database.countServers()) - before;
     notes.push(`${rows} servers: kill -9 after the run; ${acknowledgedCreates} creates acknowledged, ${present} present`);
     if (present < acknowledgedCreates) {
       notes.push('LOST ACKNOWLEDGED WRITES');
       process.exitCode = 1;
     }
-    if (TOKEN_COUNTS.length > 0) await benchTokens(rows, dataDir, results, notes);
+    // The token scenarios copy and seed the SQLite file.
+    if (TOKEN_COUNTS.length > 0 && database.file !== undefined) await benchTokens(rows, dataDir, results, notes);
   } finally {
+    await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -300,21 +329,21 @@ async function main(): Promise<void> {
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
   process.stdout.write(
     `\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${SECONDS} s per measure in ${ROUNDS} rounds, ${CONNECTIONS} connections, ` +
-      `LOG_LEVEL=${LOG_LEVEL}, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'default'}\n\n`,
+      `LOG_LEVEL=${LOG_LEVEL}, ${BACKEND === 'sqlite' ? `SQLite, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'default'}` : 'PostgreSQL'}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}\n\n`,
   );
-  for (const against of ['node:http', 'anonymous'] as const) {
+  for (const against of ['node:http', 'json-server', 'anonymous'] as const) {
     const rows = results.filter((r) => r.against === against);
     if (rows.length === 0) continue;
-    const side = against === 'node:http' ? 'service' : 'with token';
-    process.stdout.write(`| servers | scenario | ${side} req/s | ${side} p99 ms | ${against} req/s | ${against} p99 ms | ratio | errors |\n`);
-    process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|\n');
+    const side = against === 'anonymous' ? 'with token' : 'service';
+    process.stdout.write(`| servers | scenario | ${side} req/s | ${side} p99 ms | ${side} CPU µs/req | ${against} req/s | ${against} p99 ms | ratio | errors |\n`);
+    process.stdout.write('|---:|---|---:|---:|---:|---:|---:|---:|---:|\n');
     for (const r of rows) {
       const ratio = (r.project.requestsPerSecond / r.ceiling.requestsPerSecond).toFixed(2);
       process.stdout.write(
-        `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(23)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ` +
+        `| ${cell(r.rows, 9)} | ${r.scenario.padEnd(23)} | ${cell(r.project.requestsPerSecond, 6)} | ${cell(r.project.p99, 4)} | ${cell(r.project.cpuMicros === undefined ? '-' : Math.round(r.project.cpuMicros), 5)} | ` +
           `${cell(r.ceiling.requestsPerSecond, 6)} | ${cell(r.ceiling.p99, 4)} | ${cell(ratio, 5)} | ${cell(r.project.errors + r.ceiling.errors, 3)} |\n`,
       );
-      if (r.project.errors + (against === 'anonymous' ? r.ceiling.errors : 0) > 0) process.exitCode = 1;
+      if (r.project.errors + (against === 'node:http' ? 0 : r.ceiling.errors) > 0) process.exitCode = 1;
     }
     process.stdout.write('\n');
   }

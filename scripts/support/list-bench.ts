@@ -59,11 +59,19 @@ export async function singleRequestMedians(url: string, rows: number, scenarios:
   return notes.map((note) => `${rows} servers: ${note}`);
 }
 
-/** Each list scenario's throughput as a share of the plain first page's. */
-export function relativeToPlainPage(rows: number, results: readonly { rows: number; scenario: string; project: { requestsPerSecond: number } }[]): string[] {
+/** Each list scenario's throughput as a share of the plain first page's, and its CPU time per
+ * request as a multiple of the plain page's (the steadier figure on a loaded VM). */
+export function relativeToPlainPage(
+  rows: number,
+  results: readonly { rows: number; scenario: string; project: { requestsPerSecond: number; cpuMicros?: number } }[],
+): string[] {
   const plain = results.find((row) => row.rows === rows && row.scenario === PLAIN_PAGE);
   if (plain === undefined) return [];
-  return results
-    .filter((row) => row.rows === rows && row.scenario.startsWith('list '))
-    .map((row) => `${rows} servers: ${row.scenario} ${row.project.requestsPerSecond} req/s, ${(row.project.requestsPerSecond / plain.project.requestsPerSecond).toFixed(2)}x the plain first page`);
+  const cpu = (row: { project: { cpuMicros?: number } }) => (row.project.cpuMicros === undefined ? '' : `, CPU ${Math.round(row.project.cpuMicros)} µs/request, ${(row.project.cpuMicros / plain.project.cpuMicros!).toFixed(2)}x the plain page's`);
+  return [
+    `${rows} servers: ${PLAIN_PAGE} ${plain.project.requestsPerSecond} req/s${cpu(plain).replace(/, [^,]*x the plain page's$/, '')}`,
+    ...results
+      .filter((row) => row.rows === rows && row.scenario.startsWith('list '))
+      .map((row) => `${rows} servers: ${row.scenario} ${row.project.requestsPerSecond} req/s, ${(row.project.requestsPerSecond / plain.project.requestsPerSecond).toFixed(2)}x the plain first page${cpu(row)}`),
+  ];
 }

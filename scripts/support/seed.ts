@@ -13,7 +13,12 @@ export function seedServers(databaseFile: string, count: number): void {
   );
   const now = new Date().toISOString();
   const started = Date.now();
+  // The servers' indexes and search triggers are dropped for the insert and made again after
+  // it: a sort per index instead of a million B-tree insertions each (minutes at 1M rows).
+  const schema = db.prepare(`select type, name, sql from sqlite_master where tbl_name = 'servers' and type in ('index', 'trigger') and sql is not null`).all() as { type: string; name: string; sql: string }[];
+  db.pragma('cache_size = -262144');
   db.transaction(() => {
+    for (const item of schema) db.exec(`drop ${item.type} ${item.name}`);
     // Ports 3306-3315, one server in 20 not monitored, a distinct updated_at each.
     for (let i = 0; i < count; i++) {
       const changed = new Date(started - (count - i) * 1000).toISOString();
@@ -21,6 +26,9 @@ export function seedServers(databaseFile: string, count: number): void {
     }
     db.prepare(`update resource_counts set total = total + ?, live = live + ? where table_name = 'servers'`).run(count, count);
     seedFleet(db, count, now);
+    for (const item of schema.filter((entry) => entry.type === 'index')) db.exec(item.sql);
+    db.exec(`insert into servers_search(servers_search) values ('rebuild')`);
+    for (const item of schema.filter((entry) => entry.type === 'trigger')) db.exec(item.sql);
   })();
   // Statistics for the planner, as a service that has run a while has them.
   db.exec('analyze');
