@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { countServers, seedServers } from './seed.js';
+import { cpuMilliseconds } from './service-process.js';
 import { FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './fleet-bench.js';
 
 export type BenchBackend = 'sqlite' | 'postgres';
@@ -18,6 +19,9 @@ export interface BenchDatabase {
   /** Seeds `rows` servers into the schema the service made at its first start. */
   seed(rows: number): Promise<void>;
   countServers(): Promise<number>;
+  /** CPU time used so far by the database server's processes serving the service (0 for
+   * SQLite, which runs inside the service), in milliseconds. */
+  serverCpuMilliseconds(): Promise<number>;
   drop(): Promise<void>;
 }
 
@@ -36,6 +40,7 @@ export async function createBenchDatabase(backend: BenchBackend, dataDir: string
       file,
       seed: async (rows) => seedServers(file, rows),
       countServers: async () => countServers(file),
+      serverCpuMilliseconds: async () => 0,
       drop: async () => undefined,
     };
   }
@@ -50,10 +55,23 @@ export async function createBenchDatabase(backend: BenchBackend, dataDir: string
     file: undefined,
     seed: (rows) => seedPostgres(url.toString(), rows),
     countServers: async () => Number((await query(url.toString(), 'select count(*) as n from servers'))[0]!.n),
+    // The backends of the service's pool (the server runs on this machine, as the bench does).
+    serverCpuMilliseconds: async () => {
+      const backends = await query(admin, 'select pid from pg_stat_activity where datname = $1', [name]);
+      return backends.reduce((sum, row) => sum + cpuOf(Number(row.pid)), 0);
+    },
     drop: async () => {
       await query(admin, `drop database if exists ${name} with (force)`);
     },
   };
+}
+
+function cpuOf(pid: number): number {
+  try {
+    return cpuMilliseconds(pid);
+  } catch {
+    return 0; // ended meanwhile
+  }
 }
 
 async function query(url: string, text: string, values: unknown[] = []): Promise<Record<string, unknown>[]> {
