@@ -9,6 +9,7 @@ import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
 import apiTokensPlugin from './http/plugins/api-tokens.js';
+import changeFeedPlugin from './http/plugins/change-feed.js';
 import authenticationPlugin from './http/plugins/authentication.js';
 import authorizationPlugin from './http/plugins/authorization.js';
 import databasePlugin from './http/plugins/database.js';
@@ -21,6 +22,7 @@ import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
 import requestLanguagePlugin from './http/plugins/request-language.js';
 import secretBoxPlugin from './http/plugins/secret-box.js';
+import changeRoutes from './http/routes/changes.js';
 import configApiRoutes from './http/routes/config-api.js';
 import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
@@ -107,10 +109,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(secretBoxPlugin, { config });
   await app.register(databasePlugin, { config, registry, ...(options.migrations === undefined ? {} : { migrations: options.migrations }) });
   await app.register(apiTokensPlugin, { config });
+  await app.register(changeFeedPlugin, { config });
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);
   await app.register(configApiRoutes);
+  await app.register(changeRoutes, { keepAliveMs: config.changesKeepAliveMs });
   await app.register(tokenRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);

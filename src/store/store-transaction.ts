@@ -3,7 +3,7 @@
 // usable, the unique indexes find a conflict in the write itself and only then are the rules
 // looked at one by one (to name the fields); where it aborts the transaction (PostgreSQL),
 // the rules are looked at first and the indexes catch what races past the look.
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import { ApiError, fieldProblem } from '../errors/api-error.js';
@@ -13,6 +13,7 @@ import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/reso
 import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
+import { serializeChange, writeChanges, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { adjustCount } from './resource-counts.js';
 
 type AnyDb = Kysely<any>;
@@ -40,6 +41,8 @@ export class StoreTransaction {
    * times); each moves the table's change counter, the version of its lists. */
   private readonly countChanges = new Map<ResourceDefinition, { total: number; live: number }>();
   private readonly referenceStates = new Map<string, ReferenceState>();
+  /** The change log's records of this transaction, written last by finish(). */
+  private readonly changes: SerializedChange[] = [];
 
   constructor(
     readonly tx: Transaction<Database>,
@@ -48,6 +51,10 @@ export class StoreTransaction {
     private readonly templates: QueryTemplates,
     private readonly selections: EntrySelections,
     private readonly secrets: SecretBox,
+    /** Who makes the changes; undefined for work that records none (a token's creation). */
+    private readonly author: Author | undefined,
+    /** Run after writing change records, where the database signals commits (ChangeSignal). */
+    private readonly changeSignal: CompiledQuery | undefined,
   ) {
     this.db = tx as AnyDb;
   }
@@ -142,10 +149,38 @@ export class StoreTransaction {
     return { ...existing, [deletion.flagField]: 0, updated_at: now };
   }
 
-  /** Writes what the work left pending; called once, before the commit. */
-  async finish(): Promise<void> {
+  /** Notes a change for the change log (contract section 13), written by finish(). */
+  recordChange(change: PendingChange): void {
+    if (this.author === undefined) throw new Error('this transaction records no changes');
+    this.changes.push(serializeChange(change));
+  }
+
+  /** Writes what the work left pending; called once, before the commit. Resolves to the id
+   * of the last change record written, or undefined if none. The change log comes last: its
+   * ordering lock is then held only for the insert and the commit (see writeChanges). */
+  async finish(): Promise<number | undefined> {
     for (const [resource, change] of this.countChanges) await adjustCount(this.tx, this.templates, resource, change.total, change.live);
     this.countChanges.clear();
+    if (this.changes.length === 0 || this.author === undefined) return undefined;
+    const last = await writeChanges(this.tx, this.templates, this.capabilities, this.changes, this.author);
+    if (this.changeSignal !== undefined) await this.tx.executeQuery(this.changeSignal);
+    this.changes.length = 0;
+    return last;
+  }
+
+  /** The entries of `referencing` whose set holds `targetId`, as responses show them: what a
+   * delete of the target is about to change (unlinkTarget). */
+  async entriesLinkedTo(referencing: ReferencingField & { link: LinkTable }, targetId: number): Promise<Entry[]> {
+    const { resource, link } = referencing;
+    const query = this.templates.get(`linked to ${resource.table} ${link.table}`, (slot) =>
+      this.db
+        .selectFrom(resource.table)
+        .select(this.selections.all(resource))
+        .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(0)))
+        .orderBy('id'),
+    );
+    const rows = (await query.execute(this.db, [targetId])).rows as Row[];
+    return rows.map((row) => decodeEntry(resource, row));
   }
 
   /** Marks an entry deleted and takes it out of the live uniqueness rules. */
