@@ -6,7 +6,8 @@
 // 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
-// database). Prints tables; nothing here is a pass/fail test, except that a run with errors or
+// database). Then the change feed (scripts/support/change-bench.ts; BENCH_CHANGES=0 skips it).
+// Prints tables; nothing here is a pass/fail test, except that a run with errors or
 // a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { changeFeedFigures } from './support/change-bench.js';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
 import { listScenarios, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
 import { countServers, seedServers, seedTokens } from './support/seed.js';
@@ -296,6 +298,7 @@ async function main(): Promise<void> {
   const results: Row[] = [];
   const notes: string[] = [];
   for (const rows of SIZES) await benchSize(rows, results, notes);
+  if (process.env.BENCH_CHANGES !== '0') notes.push(...(await changeFeedFigures()));
 
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
   process.stdout.write(

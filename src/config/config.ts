@@ -148,6 +148,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changelogRetentionDays: integerSetting(env, 'CHANGELOG_RETENTION_DAYS', 90, 0, 100_000),
     changelogPruneIntervalMs: integerSetting(env, 'CHANGELOG_PRUNE_INTERVAL_MS', 3_600_000, 100, 86_400_000),
     changesKeepAliveMs: integerSetting(env, 'CHANGES_KEEPALIVE_MS', 15_000, 100, 3_600_000),
-    changesPollMs: integerSetting(env, 'CHANGES_POLL_MS', 250, 10, 60_000),
+    changesPollMs: integerSetting(env, 'CHANGES_POLL_MS', 100, 10, 60_000),
   };
 }
