@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
+import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
@@ -30,8 +31,6 @@ import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
 
-// A caller's request id is kept only if it cannot smuggle anything into a log line.
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -81,7 +80,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     genReqId: (request) => {
       const sent = request.headers['x-request-id'];
-      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
+      return isSafeRequestId(sent) ? sent : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: frameworkErrorHandler(config.bodyLimit),

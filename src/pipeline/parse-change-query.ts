@@ -9,8 +9,9 @@ import { parseId } from './request-target.js';
 
 /** Records one `/changes` page holds at most, and by default. */
 export const CHANGES_LIMIT_MAX = 1000;
-const CHANGES_LIMIT_DEFAULT = 100;
-const SINCE_MAX = 9_999_999_999;
+export const CHANGES_LIMIT_DEFAULT = 100;
+export const SINCE_MAX = 9_999_999_999;
+export const HISTORY_OFFSET_MAX = 1_000_000_000;
 
 export interface ChangeQuery {
   readonly since: number;
@@ -72,6 +73,6 @@ export function parseHistoryQuery(query: Record<string, unknown>): { limit: numb
   refuseUnknown(query, ['limit', 'offset']);
   return {
     limit: integerParameter('limit', query.limit, 1, CHANGES_LIMIT_MAX, CHANGES_LIMIT_DEFAULT),
-    offset: integerParameter('offset', query.offset, 0, 1_000_000_000, 0),
+    offset: integerParameter('offset', query.offset, 0, HISTORY_OFFSET_MAX, 0),
   };
 }
