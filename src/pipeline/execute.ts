@@ -180,7 +180,7 @@ async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
   for (const unlink of plan.unlinks) {
     // The entries that held it change too: each is recorded as the update it is.
     const holders = await tx.entriesLinkedTo(unlink, id);
-    await tx.unlinkTarget(unlink, id, at);
+    await tx.unlinkTarget(unlink, id, holders.map((holder) => holder.id), at);
     for (const before of holders) {
       const after = { ...before, [unlink.field]: (before[unlink.field] as number[]).filter((held) => held !== id), updated_at: at };
       tx.recordChange({ action: 'update', resource: unlink.resource, entryId: before.id, before, after, secretsChanged: [] });

@@ -34,6 +34,9 @@ export class UniqueConflict extends Error {
   }
 }
 
+// Ids bound in one statement: far under every backend's limit of bound values.
+const ROWS_PER_STATEMENT = 500;
+
 export class StoreTransaction {
   private readonly db: AnyDb;
   /** Changes of resource_counts of every table changed, written once when the work is done
@@ -102,22 +105,19 @@ export class StoreTransaction {
     this.countChange(resource, -1, -1);
   }
 
-  /** Takes `targetId` out of every set of `referencing` that holds it; the entries that held
-   * it are changed, so their `updated_at` moves. Resolves to how many there were. */
-  async unlinkTarget(referencing: ReferencingField & { link: LinkTable }, targetId: number, now: string): Promise<number> {
+  /** Takes `targetId` out of the sets of `holders` (entriesLinkedTo, which locked them) and
+   * of every other entry of `referencing`; the holders are changed, so their `updated_at`
+   * moves. They are touched by primary key: `WHERE id IN (SELECT owner …)` made InnoDB lock
+   * the link index's gap while waiting for an owner row that a concurrent create had just
+   * inserted, whose link insert waited for that gap: a deadlock. */
+  async unlinkTarget(referencing: ReferencingField & { link: LinkTable }, targetId: number, holders: readonly number[], now: string): Promise<void> {
     const { resource, link } = referencing;
-    const touch = this.templates.get(`touch owners ${resource.table} ${link.table}`, (slot) =>
-      this.db
-        .updateTable(resource.table)
-        .set({ updated_at: slot(0) })
-        .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(1))),
-    );
-    const touched = await touch.execute(this.db, [now, targetId]);
+    for (let start = 0; start < holders.length; start += ROWS_PER_STATEMENT) {
+      await this.db.updateTable(resource.table).set({ updated_at: now }).where('id', 'in', holders.slice(start, start + ROWS_PER_STATEMENT)).execute();
+    }
     const unlink = this.templates.get(`unlink target ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.targetColumn, '=', slot(0)));
     await unlink.execute(this.db, [targetId]);
-    const count = Number(touched.numAffectedRows ?? 0);
-    if (count > 0) this.countChange(resource, 0, 0);
-    return count;
+    if (holders.length > 0) this.countChange(resource, 0, 0);
   }
 
   /** Brings a soft-deleted entry back; throws UniqueConflict when a live entry now holds its
@@ -168,17 +168,20 @@ export class StoreTransaction {
     return last;
   }
 
-  /** The entries of `referencing` whose set holds `targetId`, as responses show them: what a
-   * delete of the target is about to change (unlinkTarget). */
+  /** The entries of `referencing` whose set holds `targetId`, as responses show them, locked
+   * (with their links) until the transaction ends: what a delete of the target is about to
+   * change (unlinkTarget), and the before of their change records. */
   async entriesLinkedTo(referencing: ReferencingField & { link: LinkTable }, targetId: number): Promise<Entry[]> {
     const { resource, link } = referencing;
-    const query = this.templates.get(`linked to ${resource.table} ${link.table}`, (slot) =>
-      this.db
+    const locked = this.capabilities.rowLocks;
+    const query = this.templates.get(`linked to ${resource.table} ${link.table} ${locked}`, (slot) => {
+      const select = this.db
         .selectFrom(resource.table)
         .select(this.selections.all(resource))
         .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(0)))
-        .orderBy('id'),
-    );
+        .orderBy('id');
+      return locked ? select.forUpdate() : select;
+    });
     const rows = (await query.execute(this.db, [targetId])).rows as Row[];
     return rows.map((row) => decodeEntry(resource, row));
   }
