@@ -109,6 +109,45 @@ export interface paths {
         patch: operations["updateTag"];
         trace?: never;
     };
+    "/{lang}/api/config/tags/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of tags
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getTagHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getTagHistoryOptions"];
+        /**
+         * The history of an entry of tags (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getTagHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/config/clients": {
         parameters: {
             query?: never;
@@ -212,6 +251,45 @@ export interface paths {
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
          */
         patch: operations["updateClient"];
+        trace?: never;
+    };
+    "/{lang}/api/config/clients/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of clients
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getClientHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getClientHistoryOptions"];
+        /**
+         * The history of an entry of clients (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getClientHistoryHead"];
+        patch?: never;
         trace?: never;
     };
     "/{lang}/api/config/environments": {
@@ -319,6 +397,45 @@ export interface paths {
         patch: operations["updateEnvironment"];
         trace?: never;
     };
+    "/{lang}/api/config/environments/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of environments
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getEnvironmentHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getEnvironmentHistoryOptions"];
+        /**
+         * The history of an entry of environments (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getEnvironmentHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/config/aliases": {
         parameters: {
             query?: never;
@@ -424,6 +541,45 @@ export interface paths {
         patch: operations["updateAlias"];
         trace?: never;
     };
+    "/{lang}/api/config/aliases/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of aliases
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getAliasHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getAliasHistoryOptions"];
+        /**
+         * The history of an entry of aliases (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getAliasHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/config/storage-areas": {
         parameters: {
             query?: never;
@@ -527,6 +683,45 @@ export interface paths {
          * @description Partial update: only the fields sent change. Never creates an entry. With `If-Match`, refused with 412 if the entry changed since.
          */
         patch: operations["updateStorageArea"];
+        trace?: never;
+    };
+    "/{lang}/api/config/storage-areas/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of storage-areas
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getStorageAreaHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getStorageAreaHistoryOptions"];
+        /**
+         * The history of an entry of storage-areas (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getStorageAreaHistoryHead"];
+        patch?: never;
         trace?: never;
     };
     "/{lang}/api/config/servers": {
@@ -669,6 +864,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{lang}/api/config/servers/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of servers
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getServerHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getServerHistoryOptions"];
+        /**
+         * The history of an entry of servers (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getServerHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/config/ssh-keys": {
         parameters: {
             query?: never;
@@ -774,6 +1008,45 @@ export interface paths {
         patch: operations["updateSshKey"];
         trace?: never;
     };
+    "/{lang}/api/config/ssh-keys/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The history of an entry of ssh-keys
+         * @description The change records of this entry, newest first, with `total` and `limit`/`offset` paging. It still answers once the entry is hard-deleted; 404 NOT_FOUND for an id that has no record and no entry (an entry with no record, such as a built-in one, has an empty history).
+         */
+        get: operations["getSshKeyHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getSshKeyHistoryOptions"];
+        /**
+         * The history of an entry of ssh-keys (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getSshKeyHistoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/tokens": {
         parameters: {
             query?: never;
@@ -852,6 +1125,70 @@ export interface paths {
          * @description The same answer as GET, status and headers, without the body.
          */
         head: operations["getTokenHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the changes after a point
+         * @description The records with an id greater than `since`, oldest first, at most `limit`, narrowed by the filters. `next` is the `since` of the following page (the same `since` when the page is empty: ask again later from there). Resuming from the last id seen gives every committed change exactly once, in id order, even with several instances on one database. Records older than CHANGELOG_RETENTION_DAYS (90 by default; 0 keeps them all) are pruned.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listChangesOptions"];
+        /**
+         * List the changes after a point (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listChangesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/changes/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow the changes as they are committed (Server-Sent Events)
+         * @description A `text/event-stream` that never ends by itself: first the records after `since` (or after `Last-Event-ID`, which wins: an `EventSource` sends it when it reconnects), then each record as it is committed, on this instance or another one sharing the database (within a second). Each record is one event: `id: <record id>`, `event: change`, `data: <the record as JSON, one line>`, then a blank line. Comment lines (starting with `:`) keep the connection alive (every 15 s by default). The filters are those of GET /{lang}/api/changes; there is no `limit`. A client too slow to read is disconnected and resumes from the last id it received. Errors before the stream starts are answered as everywhere else; HEAD is not served here (405).
+         */
+        get: operations["streamChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["streamChangesOptions"];
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -2987,6 +3324,338 @@ export interface components {
             readonly token: string;
             item: components["schemas"]["Token"];
         };
+        /**
+         * @description One committed change of one entry.
+         * @example {
+         *       "id": 41,
+         *       "at": "2026-11-22T10:00:00.000Z",
+         *       "action": "create",
+         *       "resource": "tags",
+         *       "entry_id": 1,
+         *       "actor": "deploy-bot",
+         *       "request_id": "5b0c2f7e-3f4a-4a8e-9a43-2d9c1b7e6f10",
+         *       "before": null,
+         *       "after": {
+         *         "id": 1,
+         *         "name": "galera",
+         *         "color": "#ffffff",
+         *         "background": "#337ab7",
+         *         "created_at": "2026-11-22T10:00:00.000Z",
+         *         "updated_at": "2026-11-22T10:00:00.000Z"
+         *       },
+         *       "secrets_changed": []
+         *     }
+         */
+        ChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete" | "restore";
+            /** @description The resource of the entry (its name at the time of the change). */
+            resource: string;
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        ChangeList: {
+            items: components["schemas"]["ChangeRecord"][];
+            /** @description The `since` of the following page: the id of this page’s last record, or the `since` asked for when the page is empty. */
+            next: number;
+        };
+        /** @description One committed change of one entry. */
+        TagChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "tags";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["Tag"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["Tag"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        TagChangeHistory: {
+            items: components["schemas"]["TagChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        /** @description One committed change of one entry. */
+        ClientChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "clients";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["Client"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["Client"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        ClientChangeHistory: {
+            items: components["schemas"]["ClientChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        /** @description One committed change of one entry. */
+        EnvironmentChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "environments";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["Environment"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["Environment"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        EnvironmentChangeHistory: {
+            items: components["schemas"]["EnvironmentChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        /** @description One committed change of one entry. */
+        AliasChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "aliases";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["Alias"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["Alias"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        AliasChangeHistory: {
+            items: components["schemas"]["AliasChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        /** @description One committed change of one entry. */
+        StorageAreaChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "storage-areas";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["StorageArea"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["StorageArea"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        StorageAreaChangeHistory: {
+            items: components["schemas"]["StorageAreaChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        /** @description One committed change of one entry. */
+        ServerChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete" | "restore";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "servers";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["Server"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["Server"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: string[];
+        };
+        ServerChangeHistory: {
+            items: components["schemas"]["ServerChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
+        /** @description One committed change of one entry. */
+        SshKeyChangeRecord: {
+            /** @description The record’s id: ids grow in commit order, and one is never reused. */
+            id: number;
+            /**
+             * Format: date-time
+             * @description When the change was committed (ISO 8601, UTC).
+             */
+            at: string;
+            /**
+             * @description create, update, delete (soft or hard) or restore.
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete";
+            /**
+             * @description The resource of the entry (its name at the time of the change).
+             * @constant
+             */
+            resource: "ssh-keys";
+            /** @description The id of the entry that changed. */
+            entry_id: number;
+            /** @description Who made the change: the name of the token, or `anonymous`. */
+            actor: string;
+            /** @description The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it. */
+            request_id: string;
+            /** @description The entry as GET showed it before the change (write-only fields left out); null for a create. */
+            before: components["schemas"]["SshKey"] | null;
+            /** @description The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1. */
+            after: components["schemas"]["SshKey"] | null;
+            /** @description The write-only fields the change set (their values never appear anywhere). */
+            secrets_changed: "privée"[];
+        };
+        SshKeyChangeHistory: {
+            items: components["schemas"]["SshKeyChangeRecord"][];
+            /** @description Records of this entry, over all pages. */
+            total: number;
+            limit: number;
+            offset: number;
+        };
         Deleted: {
             id: number;
             /** @constant */
@@ -3554,6 +4223,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The stream is never cached: `no-store`. */
+        NoStore: "no-store";
         /** @description Version of the entry, for If-None-Match and If-Match. */
         ETag: string;
         /** @description Path of the new entry. */
@@ -4169,6 +4840,121 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getTagHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTagHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTagHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     listClients: {
         parameters: {
             query?: {
@@ -4759,6 +5545,121 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getClientHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getClientHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getClientHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
     listEnvironments: {
@@ -5360,6 +6261,121 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getEnvironmentHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvironmentChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEnvironmentHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getEnvironmentHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     listAliases: {
         parameters: {
             query?: {
@@ -5948,6 +6964,121 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getAliasHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AliasChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAliasHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAliasHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
     listStorageAreas: {
@@ -6559,6 +7690,121 @@ export interface operations {
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getStorageAreaHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageAreaChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStorageAreaHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getStorageAreaHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
     listServers: {
@@ -7297,6 +8543,121 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    getServerHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getServerHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getServerHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     listSshKeys: {
         parameters: {
             query?: {
@@ -7889,6 +9250,121 @@ export interface operations {
             507: components["responses"]["InsufficientStorage"];
         };
     };
+    getSshKeyHistory: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SshKeyChangeHistory"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSshKeyHistoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSshKeyHistoryHead: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                limit?: number;
+                /** @description Records to skip. */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the entry’s records, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     listTokens: {
         parameters: {
             query?: {
@@ -8229,6 +9705,204 @@ export interface operations {
             429: components["responses"]["RateLimitedWithoutBody"];
             500: components["responses"]["InternalErrorWithoutBody"];
             503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
+                since?: number;
+                /** @description Only the records of this resource. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of the entry with this id (with `resource`, one entry). */
+                entry_id?: number;
+                /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
+                actor?: string;
+                /** @description Only the records of this action. */
+                action?: "create" | "update" | "delete" | "restore";
+                /** @description Records per page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listChangesOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listChangesHead: {
+        parameters: {
+            query?: {
+                /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
+                since?: number;
+                /** @description Only the records of this resource. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of the entry with this id (with `resource`, one entry). */
+                entry_id?: number;
+                /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
+                actor?: string;
+                /** @description Only the records of this action. */
+                action?: "create" | "update" | "delete" | "restore";
+                /** @description Records per page. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    streamChanges: {
+        parameters: {
+            query?: {
+                /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
+                since?: number;
+                /** @description Only the records of this resource. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of the entry with this id (with `resource`, one entry). */
+                entry_id?: number;
+                /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
+                actor?: string;
+                /** @description Only the records of this action. */
+                action?: "create" | "update" | "delete" | "restore";
+            };
+            header?: {
+                /** @description Sent by a reconnecting EventSource: the id of the last event received. Resumes after it, and wins over `since`. */
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of events; it stays open. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : change stream open
+                     *
+                     *     id: 41
+                     *     event: change
+                     *     data: {"id":41,"at":"2026-11-22T10:00:00.000Z","action":"create","resource":"tags","entry_id":1,"actor":"deploy-bot","request_id":"5b0c2f7e-3f4a-4a8e-9a43-2d9c1b7e6f10","before":null,"after":{"id":1,"name":"galera","color":"#ffffff","background":"#337ab7","created_at":"2026-11-22T10:00:00.000Z","updated_at":"2026-11-22T10:00:00.000Z"},"secrets_changed":[]}
+                     *
+                     *     : keep-alive
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    streamChangesOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOpenApiDocument: {

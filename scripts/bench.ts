@@ -7,7 +7,8 @@
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
 // database; SQLite only). BENCH_DATABASE=postgres runs it all on a fresh PostgreSQL database
-// (scripts/support/bench-database.ts). Prints tables; nothing here is a pass/fail test, except that a run with errors or
+// (scripts/support/bench-database.ts). Then the change feed (scripts/support/change-bench.ts;
+// BENCH_CHANGES=0 skips it). Prints tables; nothing here is a pass/fail test, except that a run with errors or
 // a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { changeFeedFigures } from './support/change-bench.js';
 import { comparedScenarios, startJsonServer } from './support/json-server-bench.js';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
 import { listScenarios, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
@@ -326,6 +328,7 @@ async function main(): Promise<void> {
   const results: Row[] = [];
   const notes: string[] = [];
   for (const rows of SIZES) await benchSize(rows, results, notes);
+  if (process.env.BENCH_CHANGES !== '0') notes.push(...(await changeFeedFigures()));
 
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
   process.stdout.write(

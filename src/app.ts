@@ -5,10 +5,12 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
+import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
 import apiTokensPlugin from './http/plugins/api-tokens.js';
+import changeFeedPlugin from './http/plugins/change-feed.js';
 import authenticationPlugin from './http/plugins/authentication.js';
 import authorizationPlugin from './http/plugins/authorization.js';
 import databasePlugin from './http/plugins/database.js';
@@ -21,6 +23,7 @@ import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
 import requestLanguagePlugin from './http/plugins/request-language.js';
 import secretBoxPlugin from './http/plugins/secret-box.js';
+import changeRoutes from './http/routes/changes.js';
 import configApiRoutes from './http/routes/config-api.js';
 import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
@@ -28,8 +31,6 @@ import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
 
-// A caller's request id is kept only if it cannot smuggle anything into a log line.
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -79,7 +80,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     genReqId: (request) => {
       const sent = request.headers['x-request-id'];
-      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : randomUUID();
+      return isSafeRequestId(sent) ? sent : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: frameworkErrorHandler(config.bodyLimit),
@@ -107,10 +108,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(secretBoxPlugin, { config });
   await app.register(databasePlugin, { config, registry, ...(options.migrations === undefined ? {} : { migrations: options.migrations }) });
   await app.register(apiTokensPlugin, { config });
+  await app.register(changeFeedPlugin, { config });
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);
   await app.register(configApiRoutes);
+  await app.register(changeRoutes, { keepAliveMs: config.changesKeepAliveMs });
   await app.register(tokenRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);

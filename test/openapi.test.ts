@@ -135,6 +135,65 @@ describe('the OpenAPI document', () => {
     assert.equal(area.status, 201, area.text);
   });
 
+  test('documents the change log (section 13): /changes, its stream and a history per resource, in both languages', async () => {
+    const fr = (await server.request('GET', '/fr/api/openApi')).body;
+    for (const doc of [document, fr]) {
+      assert.ok(doc.tags.some((tag: any) => tag.name === 'changes'));
+      assert.equal(doc.paths['/{lang}/api/changes'].get.operationId, 'listChanges');
+      assert.equal(doc.paths['/{lang}/api/changes/stream'].get.operationId, 'streamChanges');
+      for (const name of ['ChangeRecord', 'ChangeList']) assert.ok(doc.components.schemas[name], name);
+      for (const resource of DEFAULT_REGISTRY.resources) {
+        assert.ok(doc.paths[`/{lang}/api/config/${resource.name}/{id}/history`].get, resource.name);
+        for (const suffix of ['ChangeRecord', 'ChangeHistory']) assert.ok(doc.components.schemas[`${resource.schemaName}${suffix}`], `${resource.schemaName}${suffix}`);
+      }
+    }
+    assert.match(fr.paths['/{lang}/api/changes'].get.summary, /^Lister les modifications/);
+    assert.match(fr.tags.find((tag: any) => tag.name === 'changes').description, /journal des modifications/);
+    assert.match(fr.paths['/{lang}/api/config/tags/{id}/history'].get.summary, /^L’historique/);
+    assert.match(document.paths['/{lang}/api/config/tags/{id}/history'].get.summary, /^The history/);
+    assert.ok(!JSON.stringify(document.components.schemas.SshKeyChangeRecord).includes('PRIVATE KEY'));
+  });
+
+  test('the change log’s parameters have the bounds and defaults the service checks', async () => {
+    const parameter = (path: string, name: string): any =>
+      document.paths[path].get.parameters.map((p: any) => (p.$ref ? document.components.parameters[p.$ref.split('/').pop()] : p)).find((p: any) => p.name === name).schema;
+    const status = async (url: string, headers: Record<string, string> = {}): Promise<number> => (await server.request('GET', url, { headers })).status;
+    const CHANGES = '/{lang}/api/changes';
+    const since = parameter(CHANGES, 'since');
+    assert.equal(await status(`/en/api/changes?since=${since.maximum}`), 200);
+    assert.equal((await server.request('GET', '/en/api/changes?since=' + since.maximum)).body.next, since.maximum);
+    for (const url of [`/en/api/changes?since=${since.maximum + 1}`, '/en/api/changes?since=-1', `/en/api/changes/stream?since=${since.maximum + 1}`]) assert.equal(await status(url), 400, url);
+    const lastEventId = parameter('/{lang}/api/changes/stream', 'Last-Event-ID');
+    assert.equal(await status('/en/api/changes/stream', { 'last-event-id': String(lastEventId.maximum + 1) }), 400);
+    const limit = parameter(CHANGES, 'limit');
+    for (const [value, expected] of [[limit.minimum, 200], [limit.maximum, 200], [limit.minimum - 1, 400], [limit.maximum + 1, 400]]) {
+      assert.equal(await status(`/en/api/changes?limit=${value}`), expected, `limit=${value}`);
+    }
+    const entryId = parameter(CHANGES, 'entry_id');
+    assert.equal(await status(`/en/api/changes?entry_id=${entryId.maximum}`), 200);
+    assert.equal(await status(`/en/api/changes?entry_id=${entryId.maximum + 1}`), 400);
+    const actor = parameter(CHANGES, 'actor');
+    assert.equal(await status(`/en/api/changes?actor=${'a'.repeat(actor.maxLength)}`), 200);
+    assert.equal(await status(`/en/api/changes?actor=${'a'.repeat(actor.maxLength + 1)}`), 400);
+    for (const resource of parameter(CHANGES, 'resource').enum) assert.equal(await status(`/en/api/changes?resource=${resource}`), 200, resource);
+    for (const action of parameter(CHANGES, 'action').enum) assert.equal(await status(`/en/api/changes?action=${action}`), 200, action);
+    assert.equal(await status('/en/api/changes?action=rename'), 400);
+
+    // The built-in environment 1 exists without a record: an empty history, with the defaults.
+    const HISTORY = '/{lang}/api/config/environments/{id}/history';
+    const historyLimit = parameter(HISTORY, 'limit');
+    const offset = parameter(HISTORY, 'offset');
+    const empty = await server.request('GET', '/en/api/config/environments/1/history');
+    assert.deepEqual(empty.body, { items: [], total: 0, limit: historyLimit.default, offset: offset.default });
+    assert.equal(parameter(CHANGES, 'limit').default, historyLimit.default);
+    for (const [query, expected] of [
+      [`limit=${historyLimit.maximum}`, 200], [`limit=${historyLimit.maximum + 1}`, 400], [`limit=${historyLimit.minimum - 1}`, 400],
+      [`offset=${offset.maximum}`, 200], [`offset=${offset.maximum + 1}`, 400],
+    ] as const) {
+      assert.equal(await status(`/en/api/config/environments/1/history?${query}`), expected, query);
+    }
+  });
+
   test('is served in the language of the path: French under /fr/, English under every other', async () => {
     const fr = (await server.request('GET', '/fr/api/openApi')).body;
     assert.equal(fr.info.title, 'API de configuration PmaControl');

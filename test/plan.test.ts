@@ -15,7 +15,7 @@ function plan(method: string, path: string, input: Partial<HttpInput> = {}): Pla
   const endpoint = id === undefined ? 'collection' : 'item';
   const target = resolveTarget(registry, endpoint, { lang, resource, id }, method);
   const caller = { name: 'deploy-bot', scope: 'write' } as const;
-  const request = parseRequest(target, { method, query: {}, body: undefined, ifMatch: undefined, ifNoneMatch: undefined, caller, ...input });
+  const request = parseRequest(target, { method, query: {}, body: undefined, ifMatch: undefined, ifNoneMatch: undefined, caller, requestId: 'req-1', ...input });
   return planRequest(registry, request);
 }
 
@@ -39,7 +39,7 @@ describe('write plans', () => {
     assert.equal(created.id, undefined);
     assert.equal(created.lang, 'en');
     assert.deepEqual(created.references, []);
-    assert.equal(created.actor, 'deploy-bot', 'the change log will name who made it');
+    assert.deepEqual(created.author, { actor: 'deploy-bot', requestId: 'req-1' }, 'the change log names who made it, and in which request');
     assert.equal(created.dryRun, false);
   });
 

@@ -1,5 +1,6 @@
 // The typed client (client/): generated from the document, so it must be up to date, and it
-// must drive a full lifecycle of every resource against the real service. Its responses are
+// must drive a full lifecycle of every resource against the real service, and read the change
+// log with the entries of its records typed. Its responses are
 // checked against the served document like every other response of the suite.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -201,5 +202,29 @@ describe('a full lifecycle of each resource through the typed client', () => {
     assert.equal(stale.error?.code, 'PRECONDITION_FAILED');
     const fresh = await client.PATCH('/{lang}/api/config/tags/{id}', { params: { path, header: { 'If-Match': etag } }, body: { color: '#000000' } });
     assert.equal(ok(fresh).item.color, '#000000');
+  });
+});
+
+describe('the change log through the typed client', () => {
+  test('an entry’s history and /changes, with before and after typed as the resource’s entries', async () => {
+    const created = createdOne(await client.POST('/{lang}/api/config/tags', { params: { path: { lang } }, body: { name: unique('logged-') } }));
+    const path = { lang, id: created.id };
+    ok(await client.PATCH('/{lang}/api/config/tags/{id}', { params: { path }, body: { color: '#123456' } }));
+    const history = ok(await client.GET('/{lang}/api/config/tags/{id}/history', { params: { path, query: { limit: 10 } } }));
+    assert.equal(history.total, 2);
+    const [update, create] = history.items;
+    assert.ok(update !== undefined && create !== undefined);
+    assert.equal(update.action, 'update');
+    // `after` is a Tag (or null): its fields are typed.
+    assert.equal(update.after?.color, '#123456');
+    assert.equal(update.before?.color, '#ffffff');
+    assert.equal(create.before, null);
+    assert.deepEqual(create.after, created.item);
+    const page = ok(await client.GET('/{lang}/api/changes', { params: { path: { lang }, query: { since: 0, resource: 'tags', entry_id: created.id } } }));
+    assert.deepEqual(page.items, [...history.items].reverse());
+    assert.equal(page.next, update.id);
+    const gone = await client.GET('/{lang}/api/config/tags/{id}/history', { params: { path: { lang, id: 2_000_000 } } });
+    assert.equal(gone.response.status, 404);
+    assert.equal(gone.error?.code, 'NOT_FOUND');
   });
 });

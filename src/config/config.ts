@@ -45,6 +45,14 @@ export interface Config {
   readOnly: boolean;
   /** Filtered lists count their matches exactly up to this many, then give a lower bound. */
   listExactTotalMax: number;
+  /** Change records older than this many days are pruned; 0 keeps them all. */
+  changelogRetentionDays: number;
+  /** How often pruning runs (it also runs at start). */
+  changelogPruneIntervalMs: number;
+  /** A comment on every open change stream this often, so that proxies keep it open. */
+  changesKeepAliveMs: number;
+  /** How often the change feed looks for changes committed through other instances. */
+  changesPollMs: number;
 }
 
 export { ConfigError };
@@ -137,5 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
     readOnly: booleanSetting(env, 'READ_ONLY', false),
     listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 1_000, 1, 100_000_000),
+    changelogRetentionDays: integerSetting(env, 'CHANGELOG_RETENTION_DAYS', 90, 0, 100_000),
+    changelogPruneIntervalMs: integerSetting(env, 'CHANGELOG_PRUNE_INTERVAL_MS', 3_600_000, 100, 86_400_000),
+    changesKeepAliveMs: integerSetting(env, 'CHANGES_KEEPALIVE_MS', 15_000, 100, 3_600_000),
+    changesPollMs: integerSetting(env, 'CHANGES_POLL_MS', 100, 10, 60_000),
   };
 }

@@ -4,13 +4,13 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
 import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
+import type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, StorageFault };
+export type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, StorageFault };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 
@@ -40,6 +40,9 @@ export interface DatabaseHandle {
    * embedded database tells it without a round trip (SQLite's data_version); undefined where
    * it cannot (PostgreSQL, MariaDB). */
   readonly changeMarker: (() => unknown) | undefined;
+  /** Where the database signals commits to other connections; undefined elsewhere (the
+   * change feed then polls). */
+  readonly changeSignal: ChangeSignal | undefined;
 }
 
 async function ping(db: Kysely<Database>, timeoutMs: number): Promise<void> {
@@ -100,5 +103,6 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     ping: (timeoutMs) => ping(db, timeoutMs),
     poolStatistics: opened.poolStatistics,
     changeMarker: opened.changeMarker,
+    changeSignal: opened.changeSignal,
   };
 }

@@ -34,8 +34,30 @@ export interface ApiTokenStateTable {
   key_check: string | null;
 }
 
+/** One committed change of an entry (contract section 13). */
+export interface ChangeLogTable {
+  id: number | string;
+  at: string;
+  action: string;
+  resource: string;
+  entry_id: number | string;
+  actor: string;
+  request_id: string;
+  before_json: string | null;
+  after_json: string | null;
+  secrets_changed_json: string;
+}
+
+/** One row (id 1): the last change id taken; its row lock orders the change log's commits. */
+export interface ChangeLogStateTable {
+  id: number;
+  last_id: number | string;
+}
+
 export interface Database {
   resource_counts: ResourceCountsTable;
   api_tokens: ApiTokensTable;
   api_token_state: ApiTokenStateTable;
+  change_log: ChangeLogTable;
+  change_log_state: ChangeLogStateTable;
 }

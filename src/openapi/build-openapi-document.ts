@@ -2,13 +2,15 @@
 // validate requests describe them here, so the document cannot drift from the service.
 // Every response the test suite provokes is checked against this document
 // (test/support/openapi-response-checker.ts), so what it promises is what the service does.
-// Its parts: resource-schemas.ts and resource-paths.ts (one resource), error-responses.ts,
-// service-paths.ts (the document, the docs page, the probes).
+// Its parts: resource-schemas.ts and resource-paths.ts (one resource), token-paths.ts (the API
+// tokens), change-paths.ts (the change log, its stream, each entry's history),
+// error-responses.ts, service-paths.ts (the document, the docs page, the probes).
 import type { MessageLanguage } from '../messages/languages.js';
 import { PLATFORM_LANGUAGES } from '../messages/languages.js';
 import { LIMIT_DEFAULT, LIMIT_MAX, OFFSET_MAX, SEARCH_MAX } from '../pipeline/parse-list-query.js';
 import { MAX_ID } from '../registry/field-types.js';
 import type { Registry } from '../registry/registry.js';
+import { CHANGE_STREAM_PATH, changeHeaders, changePaths, changeSchemas, changesTag } from './change-paths.js';
 import { ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { documentTexts, type DocumentTexts } from './document-texts.js';
 import { errorResponses, problemSchema } from './error-responses.js';
@@ -43,8 +45,10 @@ function sharedParameters(context: DocumentContext): JsonObject {
   };
 }
 
-function sharedHeaders(t: DocumentTexts): JsonObject {
+function sharedHeaders(context: DocumentContext): JsonObject {
+  const t = context.t;
   return {
+    ...changeHeaders(context),
     ETag: { description: t.etag, required: true, schema: { type: 'string', pattern: '^(W/)?"[^"]*"$' } },
     // A create of one entry that is not a dry run has these; a bulk create or a dry run not.
     Location: { description: t.location, schema: { type: 'string', format: 'uri-reference' } },
@@ -72,22 +76,25 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
     tags: [
       ...resources.map((resource) => ({ name: resource.name, description: resource.description[language] })),
       tokenTag(context),
+      changesTag(context),
       { name: 'documentation', description: t.documentationTag },
       { name: 'probes', description: t.probesTag },
     ],
     paths: Object.fromEntries([
       ...resources.flatMap((resource) => resourcePaths(context, resource)),
       ...tokenPaths(context),
+      ...changePaths(context),
       ...documentationPaths(context),
       ...probePaths(context),
     ]),
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: tokenTexts(language).bearer } },
       parameters: sharedParameters(context),
-      headers: sharedHeaders(t),
+      headers: sharedHeaders(context),
       schemas: {
         ...Object.fromEntries(resources.flatMap((resource) => resourceSchemas(context, resource))),
         ...Object.fromEntries(tokenSchemas(context)),
+        ...Object.fromEntries(changeSchemas(context)),
         Deleted: {
           type: 'object',
           required: ['id', 'deleted', 'mode'],
@@ -117,6 +124,6 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       },
     },
   };
-  addImplicitOperations(document, t);
+  addImplicitOperations(document, t, new Set([CHANGE_STREAM_PATH]));
   return document;
 }

@@ -9,7 +9,7 @@ const en = {
     `Configuration of a MySQL/MariaDB monitoring platform. Resources: ${resources}.\n\n` +
     'Every path starts with a language (`fr` or `en` for messages in that language; the other platform languages answer in English). ' +
     'Errors are `application/problem+json` (RFC 9457) with a stable `code`. Every response carries `X-Request-Id`. ' +
-    '`HEAD` is served wherever `GET` is, and `OPTIONS` answers 204 with `Allow`.\n\n' +
+    '`HEAD` is served wherever `GET` is (except on the change stream), and `OPTIONS` answers 204 with `Allow`.\n\n' +
     'Access: while no token exists the service answers anonymous requests (on a loopback address only); once a token exists ' +
     '(configured, or created through /{lang}/api/tokens), every request except this document, its documentation page and the health probes ' +
     'needs `Authorization: Bearer …` with a token whose scope covers it: `read` for GET, `write` for changes, `admin` for the tokens themselves.',
@@ -153,7 +153,7 @@ const fr: DocumentTexts = {
     `Configuration d’une plateforme de supervision MySQL/MariaDB. Ressources : ${resources}.\n\n` +
     'Chaque chemin commence par une langue (`fr` ou `en` pour des messages dans cette langue ; les autres langues de la plateforme répondent en anglais). ' +
     'Les erreurs sont en `application/problem+json` (RFC 9457) avec un `code` stable. Chaque réponse porte `X-Request-Id`. ' +
-    '`HEAD` est servi partout où `GET` l’est, et `OPTIONS` répond 204 avec `Allow`.\n\n' +
+    '`HEAD` est servi partout où `GET` l’est (sauf sur le flux des modifications), et `OPTIONS` répond 204 avec `Allow`.\n\n' +
     'Accès : tant qu’aucun jeton n’existe, le service répond aux requêtes anonymes (sur une adresse de bouclage seulement) ; dès qu’un jeton existe ' +
     '(configuré, ou créé par /{lang}/api/tokens), toute requête sauf ce document, sa page de documentation et les sondes de santé demande ' +
     '`Authorization: Bearer …` avec un jeton dont la portée la couvre : `read` pour GET, `write` pour les modifications, `admin` pour les jetons eux-mêmes.',

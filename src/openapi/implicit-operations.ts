@@ -1,5 +1,6 @@
 // The operations every path answers without a route of its own: HEAD wherever GET is (GET's
-// answers, without their bodies) and OPTIONS everywhere (204 with Allow). They are added to the
+// answers, without their bodies) except on the paths that serve GET alone (the change stream: it
+// has no end for HEAD to report), and OPTIONS everywhere (204 with Allow). They are added to the
 // finished document, so that they follow whatever operations the other builders declare, and
 // clients and validating proxies learn that the service answers them.
 import { headerRef, type JsonObject } from './document-parts.js';
@@ -46,15 +47,19 @@ function optionsOf(reference: JsonObject, t: DocumentTexts): JsonObject {
   };
 }
 
-/** Adds HEAD and OPTIONS to every path of `document`, and the responses they share. */
-export function addImplicitOperations(document: { paths: Record<string, JsonObject>; components: { responses: Record<string, JsonObject> } }, t: DocumentTexts): void {
+/** Adds HEAD (except on the paths of `withoutHead`) and OPTIONS to every path of `document`, and the responses they share. */
+export function addImplicitOperations(
+  document: { paths: Record<string, JsonObject>; components: { responses: Record<string, JsonObject> } },
+  t: DocumentTexts,
+  withoutHead: ReadonlySet<string> = new Set(),
+): void {
   const components = document.components.responses;
   components.Allowed = { description: t.allowed, headers: { Allow: headerRef('Allow') } };
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
     const get = item.get as JsonObject | undefined;
     const reference = get ?? (METHODS.map((method) => item[method]).find((operation) => operation !== undefined) as JsonObject | undefined);
     if (reference === undefined) continue;
-    if (get !== undefined) item.head = headOf(get, t, components);
+    if (get !== undefined && !withoutHead.has(path)) item.head = headOf(get, t, components);
     item.options = optionsOf(reference, t);
   }
 }

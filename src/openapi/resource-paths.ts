@@ -1,11 +1,13 @@
-// The two paths of one resource, `/{lang}/api/config/{resource}` and `…/{id}`, with every
-// operation, parameter and response they serve.
+// The paths of one resource, `/{lang}/api/config/{resource}`, `…/{id}`, `…/{id}/restore` where
+// deletes are soft and `…/{id}/history` (change-paths.ts), with every operation, parameter and
+// response they serve.
 import { SORT_KEYS_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
 import { MAX_ID } from '../registry/field-types.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
+import { historyPath } from './change-paths.js';
 import { ALWAYS, BODY_ERRORS, ACCESS, STORAGE_ERRORS, errors, type ErrorName } from './error-responses.js';
 import { querySchema } from './resource-schemas.js';
 
@@ -201,5 +203,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
       },
     ],
     ...restorePath,
+    // One history path per resource, as every other path of a resource (see change-paths.ts).
+    historyPath(context, resource, `get${s}History`),
   ];
 }

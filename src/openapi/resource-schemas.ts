@@ -11,7 +11,7 @@ import { plain, ref, type DocumentContext, type JsonObject } from './document-pa
 const EXAMPLE_TIME = '2025-01-31T08:30:00.000Z';
 
 /** The registry's request example as the service would show it: defaults filled in, no secret. */
-function entryExample(resource: ResourceDefinition): JsonObject {
+export function entryExample(resource: ResourceDefinition): JsonObject {
   const example: JsonObject = {};
   for (const [name, field] of shownFields(resource)) {
     if (name === 'id') example.id = 1;

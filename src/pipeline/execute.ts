@@ -3,6 +3,7 @@
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ListPage, ResourceStore } from '../store/resource-store.js';
 import { UniqueConflict, type StoreTransaction } from '../store/store-transaction.js';
@@ -85,7 +86,7 @@ async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<Sho
  * entries it changes out of the way before and after (see EntryCache). */
 async function changing<T>(
   context: ExecutionContext,
-  plan: { readonly dryRun: boolean },
+  plan: { readonly dryRun: boolean; readonly author: Author },
   changes: readonly (WritePlan | DeletePlan | RestorePlan)[],
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
@@ -104,7 +105,7 @@ async function changing<T>(
       const result = await work(tx);
       if (plan.dryRun) throw new DryRunRollback(result);
       return result;
-    });
+    }, plan.author);
   } catch (error) {
     if (error instanceof DryRunRollback) return error.result as T;
     throw error;
@@ -136,11 +137,15 @@ async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   const values = await changedValues(tx, plan, candidate, existing);
   // A write that changes nothing writes nothing: updated_at and the entity tag stay.
   if (existing !== undefined && values === undefined) return existing;
+  let entry: Entry;
   try {
-    return existing === undefined ? await tx.insert(resource, values!, now()) : await tx.update(resource, existing, values!, now());
+    entry = existing === undefined ? await tx.insert(resource, values!, now()) : await tx.update(resource, existing, values!, now());
   } catch (error) {
     throw error instanceof UniqueConflict ? error.problem() : error;
   }
+  const secretsChanged = Object.keys(values!).filter((name) => resource.fields[name]?.writeOnly === true);
+  tx.recordChange({ action: plan.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged });
+  return entry;
 }
 
 /** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
@@ -172,9 +177,22 @@ async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
   if (deletion.mode === 'soft' && existing[deletion.flagField] === 1) return; // already deleted: nothing to do
   await refuseIfReferenced(tx, plan);
   const at = now();
-  for (const unlink of plan.unlinks) await tx.unlinkTarget(unlink, id, at);
-  if (deletion.mode === 'soft') await tx.softDelete(resource, id, at);
-  else await tx.remove(resource, id);
+  for (const unlink of plan.unlinks) {
+    // The entries that held it change too: each is recorded as the update it is.
+    const holders = await tx.entriesLinkedTo(unlink, id);
+    await tx.unlinkTarget(unlink, id, holders.map((holder) => holder.id), at);
+    for (const before of holders) {
+      const after = { ...before, [unlink.field]: (before[unlink.field] as number[]).filter((held) => held !== id), updated_at: at };
+      tx.recordChange({ action: 'update', resource: unlink.resource, entryId: before.id, before, after, secretsChanged: [] });
+    }
+  }
+  if (deletion.mode === 'soft') {
+    await tx.softDelete(resource, id, at);
+    tx.recordChange({ action: 'delete', resource, entryId: id, before: existing, after: { ...existing, [deletion.flagField]: 1, updated_at: at }, secretsChanged: [] });
+  } else {
+    await tx.remove(resource, id);
+    tx.recordChange({ action: 'delete', resource, entryId: id, before: existing, after: null, secretsChanged: [] });
+  }
 }
 
 async function refuseIfReferenced(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
@@ -195,11 +213,14 @@ async function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> 
   const deletion = plan.resource.deletion;
   // Not deleted: nothing to bring back, and nothing changes.
   if (deletion.mode !== 'soft' || existing[deletion.flagField] !== 1) return existing;
+  let restored: Entry;
   try {
-    return await tx.restore(plan.resource, existing, now());
+    restored = await tx.restore(plan.resource, existing, now());
   } catch (error) {
     throw error instanceof UniqueConflict ? error.problem() : error;
   }
+  tx.recordChange({ action: 'restore', resource: plan.resource, entryId: existing.id, before: existing, after: restored, secretsChanged: [] });
+  return restored;
 }
 
 /** Every entry in turn, in one transaction: the first refusal refuses the request, naming

@@ -49,12 +49,12 @@ function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
   return fields;
 }
 
-function single(name: string, value: unknown): string {
+export function single(name: string, value: unknown): string {
   if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
   return value;
 }
 
-function integerParameter(name: string, raw: unknown, min: number, max: number, fallback: number): number {
+export function integerParameter(name: string, raw: unknown, min: number, max: number, fallback: number): number {
   if (raw === undefined) return fallback;
   const value = single(name, raw);
   const number = /^\d{1,10}$/.test(value) ? Number(value) : Number.NaN;

@@ -5,6 +5,7 @@ import type { Caller } from '../auth/caller.js';
 import { ApiError, apiError, fieldProblem, validationFailed } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
 import { parseListQuery } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
@@ -14,9 +15,9 @@ export const BULK_MAX = 1000;
 
 interface Write {
   readonly resource: ResourceDefinition;
-  /** Who makes the change: the name of the caller's token, or `anonymous` (the change log's
-   * `actor`, contract section 13). */
-  readonly actor: string;
+  /** Who makes the change: the name of the caller's token, or `anonymous`, and the request's
+   * id (the change log's `actor` and `request_id`, contract section 13). */
+  readonly author: Author;
   /** Check everything, answer as if done, change nothing. */
   readonly dryRun: boolean;
 }
@@ -39,6 +40,8 @@ export interface HttpInput {
   readonly ifNoneMatch: string | undefined;
   /** Who sends it (the authorization hook has let it through). */
   readonly caller: Caller;
+  /** The request's id, as its log line and its `x-request-id` header say. */
+  readonly requestId: string;
 }
 
 function single(name: string, value: unknown): string {
@@ -83,18 +86,18 @@ function bulkIds(query: Record<string, unknown>): number[] {
 export function parseRequest(target: RequestTarget, input: HttpInput): ApiRequest {
   const resource = target.resource!;
   const { method, query, body } = input;
-  const actor = input.caller.name;
+  const author: Author = { actor: input.caller.name, requestId: input.requestId };
   if (target.endpoint === 'collection') {
     switch (method) {
       case 'POST': {
         const { dryRun } = writeQuery(query);
-        if (Array.isArray(body)) return { action: 'bulk-create', resource, actor, dryRun, bodies: bulkBodies(body) };
-        return { action: 'create', resource, actor, dryRun, lang: target.lang, body };
+        if (Array.isArray(body)) return { action: 'bulk-create', resource, author, dryRun, bodies: bulkBodies(body) };
+        return { action: 'create', resource, author, dryRun, lang: target.lang, body };
       }
       case 'PATCH':
-        return { action: 'bulk-patch', resource, actor, ...writeQuery(query), bodies: bulkBodies(body) };
+        return { action: 'bulk-patch', resource, author, ...writeQuery(query), bodies: bulkBodies(body) };
       case 'DELETE':
-        return { action: 'bulk-delete', resource, actor, ...writeQuery(query, ['id']), ids: bulkIds(query) };
+        return { action: 'bulk-delete', resource, author, ...writeQuery(query, ['id']), ids: bulkIds(query) };
       default:
         return { action: 'list', resource, list: parseListQuery(resource, query), ifNoneMatch: input.ifNoneMatch };
     }
@@ -104,15 +107,15 @@ export function parseRequest(target: RequestTarget, input: HttpInput): ApiReques
   if (target.endpoint === 'restore') {
     const { dryRun } = writeQuery(query);
     if (body !== undefined) throw validationFailed([fieldProblem('', 'field.noBody')]);
-    return { action: 'restore', resource, id, ifMatch, actor, dryRun };
+    return { action: 'restore', resource, id, ifMatch, author, dryRun };
   }
   switch (method) {
     case 'PUT':
-      return { action: 'replace', resource, id, body, ifMatch, actor, ...writeQuery(query) };
+      return { action: 'replace', resource, id, body, ifMatch, author, ...writeQuery(query) };
     case 'PATCH':
-      return { action: 'patch', resource, id, body, ifMatch, actor, ...writeQuery(query) };
+      return { action: 'patch', resource, id, body, ifMatch, author, ...writeQuery(query) };
     case 'DELETE':
-      return { action: 'delete', resource, id, ifMatch, actor, ...writeQuery(query) };
+      return { action: 'delete', resource, id, ifMatch, author, ...writeQuery(query) };
     default:
       refuseQuery(query);
       return { action: 'read', resource, id, ifNoneMatch: input.ifNoneMatch };

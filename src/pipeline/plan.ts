@@ -6,6 +6,7 @@ import { aboutEntry, ApiError, fieldProblem, validationFailed, type FieldProblem
 import { message } from '../messages/messages.js';
 import type { ReferencingField, Registry } from '../registry/registry.js';
 import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
+import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
 import type { ApiRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
@@ -49,8 +50,8 @@ export interface WritePlan {
   readonly linkChanges: readonly LinkChange[];
   readonly ifMatch: string | undefined;
   readonly references: readonly ReferenceCheck[];
-  /** Who makes the change (the change log's actor). */
-  readonly actor: string;
+  /** Who makes the change (the change log's actor and request id). */
+  readonly author: Author;
   /** Check everything, answer as if done, commit nothing. */
   readonly dryRun: boolean;
 }
@@ -67,7 +68,7 @@ export interface DeletePlan {
   readonly referencedBy: readonly ReferencingField[];
   /** The sets the entry is taken out of when it goes (a deleted tag leaves its servers). */
   readonly unlinks: readonly (ReferencingField & { readonly link: LinkTable })[];
-  readonly actor: string;
+  readonly author: Author;
   readonly dryRun: boolean;
 }
 
@@ -76,7 +77,7 @@ export interface RestorePlan {
   readonly resource: ResourceDefinition;
   readonly id: number;
   readonly ifMatch: string | undefined;
-  readonly actor: string;
+  readonly author: Author;
   readonly dryRun: boolean;
 }
 
@@ -86,6 +87,7 @@ export interface BulkPlan {
   readonly operation: 'create' | 'update' | 'delete';
   readonly resource: ResourceDefinition;
   readonly entries: readonly (WritePlan | DeletePlan)[];
+  readonly author: Author;
   readonly dryRun: boolean;
 }
 
@@ -112,7 +114,7 @@ function writePlan(
   mode: 'create' | 'replace' | 'patch',
   body: unknown,
   id: number | undefined,
-  rest: { lang: string; ifMatch: string | undefined; actor: string; dryRun: boolean },
+  rest: { lang: string; ifMatch: string | undefined; author: Author; dryRun: boolean },
 ): WritePlan {
   const { values, sent, linkChanges } = validateBody(resource, body, mode, id);
   return {
@@ -127,7 +129,7 @@ function writePlan(
   };
 }
 
-function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, actor: string, dryRun: boolean): DeletePlan {
+function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, author: Author, dryRun: boolean): DeletePlan {
   const deletion = resource.deletion;
   const pointing = registry.referencesTo(resource);
   return {
@@ -139,7 +141,7 @@ function deletePlan(registry: Registry, resource: ResourceDefinition, id: number
     guarded: deletion.mode === 'hard' && deletion.guarded?.(id) === true,
     referencedBy: pointing.filter((referencing) => referencing.link === undefined),
     unlinks: pointing.filter((referencing): referencing is ReferencingField & { link: LinkTable } => referencing.link !== undefined),
-    actor,
+    author,
     dryRun,
   };
 }
@@ -195,29 +197,29 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'read':
       return request;
     case 'create':
-      return writePlan(registry, resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, actor: request.actor, dryRun: request.dryRun });
+      return writePlan(registry, resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, author: request.author, dryRun: request.dryRun });
     case 'replace':
     case 'patch':
-      return writePlan(registry, resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, actor: request.actor, dryRun: request.dryRun });
+      return writePlan(registry, resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, author: request.author, dryRun: request.dryRun });
     case 'delete':
-      return deletePlan(registry, resource, request.id, request.ifMatch, request.actor, request.dryRun);
+      return deletePlan(registry, resource, request.id, request.ifMatch, request.author, request.dryRun);
     case 'restore':
-      return { action: 'restore', resource, id: request.id, ifMatch: request.ifMatch, actor: request.actor, dryRun: request.dryRun };
+      return { action: 'restore', resource, id: request.id, ifMatch: request.ifMatch, author: request.author, dryRun: request.dryRun };
     case 'bulk-create': {
-      const rest = { lang: '', ifMatch: undefined, actor: request.actor, dryRun: request.dryRun };
+      const rest = { lang: '', ifMatch: undefined, author: request.author, dryRun: request.dryRun };
       const entries = eachEntry(request.bodies, (body) => writePlan(registry, resource, 'create', body, undefined, rest));
       refuseClashesWithin(entries);
-      return { action: 'bulk', operation: 'create', resource, entries, dryRun: request.dryRun };
+      return { action: 'bulk', operation: 'create', resource, entries, author: request.author, dryRun: request.dryRun };
     }
     case 'bulk-patch': {
-      const rest = { lang: '', ifMatch: undefined, actor: request.actor, dryRun: request.dryRun };
+      const rest = { lang: '', ifMatch: undefined, author: request.author, dryRun: request.dryRun };
       const seen = new Map<number, number>();
       const entries = eachEntry(request.bodies, (body, index) => writePlan(registry, resource, 'patch', body, bulkEntryId(body, index, seen), rest));
-      return { action: 'bulk', operation: 'update', resource, entries, dryRun: request.dryRun };
+      return { action: 'bulk', operation: 'update', resource, entries, author: request.author, dryRun: request.dryRun };
     }
     case 'bulk-delete': {
-      const entries = request.ids.map((id) => deletePlan(registry, resource, id, undefined, request.actor, request.dryRun));
-      return { action: 'bulk', operation: 'delete', resource, entries, dryRun: request.dryRun };
+      const entries = request.ids.map((id) => deletePlan(registry, resource, id, undefined, request.author, request.dryRun));
+      return { action: 'bulk', operation: 'delete', resource, entries, author: request.author, dryRun: request.dryRun };
     }
   }
 }

@@ -8,14 +8,18 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** The endpoints the service answers under a language: a resource's collection and items,
- * a soft-deleted entry's restore, the API tokens and one token, the document and its page. */
-export type Endpoint = 'collection' | 'item' | 'restore' | 'tokens' | 'token' | 'openapi' | 'docs';
+ * a soft-deleted entry's restore, an entry's history, the change log and its stream, the API
+ * tokens and one token, the document and its page. */
+export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'openapi' | 'docs';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   // PATCH and DELETE of a collection are bulk writes (contract section 12).
   collection: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
   item: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   restore: ['POST', 'OPTIONS'],
+  history: ['GET', 'HEAD', 'OPTIONS'],
+  changes: ['GET', 'HEAD', 'OPTIONS'],
+  changeStream: ['GET', 'OPTIONS'],
   tokens: ['GET', 'HEAD', 'POST', 'OPTIONS'],
   token: ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
   openapi: ['GET', 'HEAD', 'OPTIONS'],
@@ -23,7 +27,7 @@ export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
 };
 
 /** Endpoints whose writes carry a JSON body (restore takes none). */
-export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, tokens: true, token: false, openapi: false, docs: false };
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, openapi: false, docs: false };
 
 export interface RequestTarget {
   endpoint: Endpoint;
@@ -45,14 +49,14 @@ export function resolveTarget(registry: Registry, endpoint: Endpoint, params: Re
   const lang = params.lang ?? '';
   if (!isPlatformLanguage(lang)) throw apiError('NOT_FOUND', 'path.unknown');
   const target: RequestTarget = { endpoint, lang, language: messageLanguage(lang) };
-  if (endpoint === 'collection' || endpoint === 'item' || endpoint === 'restore') {
+  if (endpoint === 'collection' || endpoint === 'item' || endpoint === 'restore' || endpoint === 'history') {
     const name = params.resource ?? '';
     target.resource = registry.find(name);
     if (target.resource === undefined) throw apiError('NOT_FOUND', 'resource.unknown', { resource: name });
     // Only what is deleted softly can be brought back.
     if (endpoint === 'restore' && target.resource.deletion.mode !== 'soft') throw apiError('NOT_FOUND', 'path.unknown');
   }
-  if (endpoint === 'item' || endpoint === 'restore' || endpoint === 'token') {
+  if (endpoint === 'item' || endpoint === 'restore' || endpoint === 'history' || endpoint === 'token') {
     target.id = parseId(params.id ?? '');
     const resource = endpoint === 'token' ? 'tokens' : (target.resource?.name ?? '');
     if (target.id === undefined) throw entryNotFound(resource, params.id ?? '');

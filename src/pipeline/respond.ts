@@ -13,6 +13,8 @@ export interface Outcome {
   /** The body as sent: JSON text unless the headers name another content type. */
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /** The route wrote the answer itself, and goes on writing it (a stream): nothing to send. */
+  streaming?: true;
 }
 
 const DRY_RUN = { 'dry-run': 'true' };

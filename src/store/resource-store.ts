@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { ChangeLog, type Author } from './change-log.js';
 import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
@@ -30,6 +31,10 @@ export class ResourceStore {
   private readonly selections: EntrySelections;
   private readonly health: StorageHealth;
   private readonly probe: () => Promise<void>;
+  /** The change log's records, for the endpoints that read them. */
+  readonly changeLog: ChangeLog;
+  /** Told the id of the last change record of each committed transaction that wrote some. */
+  private readonly committedListeners: ((lastId: number) => void)[] = [];
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -44,18 +49,27 @@ export class ResourceStore {
     if (probed === undefined) throw new Error('a store needs at least one resource');
     this.probe = () => probeWrite(handle, probed);
     this.health = new StorageHealth(handle.failureOf, this.probe);
+    this.changeLog = new ChangeLog(handle.db, this.templates);
   }
 
-  /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
-  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+  /** Calls `listener` after every commit that wrote change records (the change feed). */
+  onChangesCommitted(listener: (lastId: number) => void): void {
+    this.committedListeners.push(listener);
+  }
+
+  /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws.
+   * `author`: who makes the changes the work records (StoreTransaction.recordChange). */
+  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>, author?: Author): Promise<T> {
     try {
+      let lastChange: number | undefined;
       const result = await this.handle.transaction(async (tx) => {
-        const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets);
+        const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets, author, this.handle.changeSignal?.notify);
         const outcome = await work(storeTx);
-        await storeTx.finish();
+        lastChange = await storeTx.finish();
         return outcome;
       });
       this.health.succeeded();
+      if (lastChange !== undefined) for (const listener of this.committedListeners) listener(lastChange);
       return result;
     } catch (error) {
       this.health.failed(error);

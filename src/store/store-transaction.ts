@@ -3,7 +3,7 @@
 // usable, the unique indexes find a conflict in the write itself and only then are the rules
 // looked at one by one (to name the fields); where it aborts the transaction (PostgreSQL),
 // the rules are looked at first and the indexes catch what races past the look.
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import { ApiError, fieldProblem } from '../errors/api-error.js';
@@ -13,6 +13,7 @@ import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/reso
 import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
+import { serializeChange, writeChanges, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { adjustCount } from './resource-counts.js';
 
 type AnyDb = Kysely<any>;
@@ -33,6 +34,9 @@ export class UniqueConflict extends Error {
   }
 }
 
+// Ids bound in one statement: far under every backend's limit of bound values.
+const ROWS_PER_STATEMENT = 500;
+
 export class StoreTransaction {
   private readonly db: AnyDb;
   /** Changes of resource_counts of every table changed, written once when the work is done
@@ -40,6 +44,8 @@ export class StoreTransaction {
    * times); each moves the table's change counter, the version of its lists. */
   private readonly countChanges = new Map<ResourceDefinition, { total: number; live: number }>();
   private readonly referenceStates = new Map<string, ReferenceState>();
+  /** The change log's records of this transaction, written last by finish(). */
+  private readonly changes: SerializedChange[] = [];
 
   constructor(
     readonly tx: Transaction<Database>,
@@ -48,6 +54,10 @@ export class StoreTransaction {
     private readonly templates: QueryTemplates,
     private readonly selections: EntrySelections,
     private readonly secrets: SecretBox,
+    /** Who makes the changes; undefined for work that records none (a token's creation). */
+    private readonly author: Author | undefined,
+    /** Run after writing change records, where the database signals commits (ChangeSignal). */
+    private readonly changeSignal: CompiledQuery | undefined,
   ) {
     this.db = tx as AnyDb;
   }
@@ -95,22 +105,19 @@ export class StoreTransaction {
     this.countChange(resource, -1, -1);
   }
 
-  /** Takes `targetId` out of every set of `referencing` that holds it; the entries that held
-   * it are changed, so their `updated_at` moves. Resolves to how many there were. */
-  async unlinkTarget(referencing: ReferencingField & { link: LinkTable }, targetId: number, now: string): Promise<number> {
+  /** Takes `targetId` out of the sets of `holders` (entriesLinkedTo, which locked them) and
+   * of every other entry of `referencing`; the holders are changed, so their `updated_at`
+   * moves. They are touched by primary key: `WHERE id IN (SELECT owner …)` made InnoDB lock
+   * the link index's gap while waiting for an owner row that a concurrent create had just
+   * inserted, whose link insert waited for that gap: a deadlock. */
+  async unlinkTarget(referencing: ReferencingField & { link: LinkTable }, targetId: number, holders: readonly number[], now: string): Promise<void> {
     const { resource, link } = referencing;
-    const touch = this.templates.get(`touch owners ${resource.table} ${link.table}`, (slot) =>
-      this.db
-        .updateTable(resource.table)
-        .set({ updated_at: slot(0) })
-        .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(1))),
-    );
-    const touched = await touch.execute(this.db, [now, targetId]);
+    for (let start = 0; start < holders.length; start += ROWS_PER_STATEMENT) {
+      await this.db.updateTable(resource.table).set({ updated_at: now }).where('id', 'in', holders.slice(start, start + ROWS_PER_STATEMENT)).execute();
+    }
     const unlink = this.templates.get(`unlink target ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.targetColumn, '=', slot(0)));
     await unlink.execute(this.db, [targetId]);
-    const count = Number(touched.numAffectedRows ?? 0);
-    if (count > 0) this.countChange(resource, 0, 0);
-    return count;
+    if (holders.length > 0) this.countChange(resource, 0, 0);
   }
 
   /** Brings a soft-deleted entry back; throws UniqueConflict when a live entry now holds its
@@ -142,10 +149,41 @@ export class StoreTransaction {
     return { ...existing, [deletion.flagField]: 0, updated_at: now };
   }
 
-  /** Writes what the work left pending; called once, before the commit. */
-  async finish(): Promise<void> {
+  /** Notes a change for the change log (contract section 13), written by finish(). */
+  recordChange(change: PendingChange): void {
+    if (this.author === undefined) throw new Error('this transaction records no changes');
+    this.changes.push(serializeChange(change));
+  }
+
+  /** Writes what the work left pending; called once, before the commit. Resolves to the id
+   * of the last change record written, or undefined if none. The change log comes last: its
+   * ordering lock is then held only for the insert and the commit (see writeChanges). */
+  async finish(): Promise<number | undefined> {
     for (const [resource, change] of this.countChanges) await adjustCount(this.tx, this.templates, resource, change.total, change.live);
     this.countChanges.clear();
+    if (this.changes.length === 0 || this.author === undefined) return undefined;
+    const last = await writeChanges(this.tx, this.templates, this.capabilities, this.changes, this.author);
+    if (this.changeSignal !== undefined) await this.tx.executeQuery(this.changeSignal);
+    this.changes.length = 0;
+    return last;
+  }
+
+  /** The entries of `referencing` whose set holds `targetId`, as responses show them, locked
+   * (with their links) until the transaction ends: what a delete of the target is about to
+   * change (unlinkTarget), and the before of their change records. */
+  async entriesLinkedTo(referencing: ReferencingField & { link: LinkTable }, targetId: number): Promise<Entry[]> {
+    const { resource, link } = referencing;
+    const locked = this.capabilities.rowLocks;
+    const query = this.templates.get(`linked to ${resource.table} ${link.table} ${locked}`, (slot) => {
+      const select = this.db
+        .selectFrom(resource.table)
+        .select(this.selections.all(resource))
+        .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(0)))
+        .orderBy('id');
+      return locked ? select.forUpdate() : select;
+    });
+    const rows = (await query.execute(this.db, [targetId])).rows as Row[];
+    return rows.map((row) => decodeEntry(resource, row));
   }
 
   /** Marks an entry deleted and takes it out of the live uniqueness rules. */

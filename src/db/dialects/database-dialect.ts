@@ -62,6 +62,15 @@ export interface ConnectOptions {
   queryTimeoutMs: number;
 }
 
+/** A database's own way to tell other connections that a transaction committed changes
+ * (PostgreSQL LISTEN/NOTIFY): the change feed wakes at once instead of at its next poll. */
+export interface ChangeSignal {
+  /** Run in the writing transaction: the signal goes out when, and only if, it commits. */
+  readonly notify: CompiledQuery;
+  /** Calls `onSignal` on every signal, until the returned function is called. */
+  listen(onSignal: () => void): Promise<() => Promise<void>>;
+}
+
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {
   readonly dialect: Dialect;
@@ -69,6 +78,7 @@ export interface OpenedDatabase {
   /** A value that changes whenever another connection commits, read synchronously where an
    * embedded database tells it without a round trip (SQLite's data_version). */
   readonly changeMarker?: () => unknown;
+  readonly changeSignal?: ChangeSignal;
 }
 
 /** SQL that each dialect spells its own way, for the store. */

@@ -7,6 +7,9 @@ import { withTimestamps } from './entry-table.js';
 import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
+/** The channel on which a commit that wrote change records is signalled. */
+const CHANGE_CHANNEL = 'pmacontrol_changes';
+
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const pool = new pg.Pool({
     connectionString: url,
@@ -25,6 +28,21 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   return {
     dialect: new PostgresDialect({ pool }),
     poolStatistics: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    changeSignal: {
+      notify: CompiledQuery.raw(`select pg_notify('${CHANGE_CHANNEL}', '')`),
+      // A connection of its own, outside the pool: LISTEN holds its session. If it drops,
+      // the change feed's poll still finds every change, only later.
+      async listen(onSignal) {
+        const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs });
+        client.on('error', () => undefined);
+        client.on('notification', () => onSignal());
+        await client.connect();
+        await client.query(`listen ${CHANGE_CHANNEL}`);
+        return async () => {
+          await client.end();
+        };
+      },
+    },
   };
 }
 

@@ -5,7 +5,8 @@ import * as listCountsAndIndexes from './0002-list-counts-and-indexes.js';
 import * as fleetModel from './0003-fleet-model.js';
 import * as apiTokens from './0004-api-tokens.js';
 import * as fleetScaleLists from './0005-fleet-scale-lists.js';
-import * as countingIndexes from './0006-counting-indexes.js';
+import * as changeLog from './0006-change-log.js';
+import * as countingIndexes from './0007-counting-indexes.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -14,5 +15,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-fleet-model': fleetModel,
   '0004-api-tokens': apiTokens,
   '0005-fleet-scale-lists': fleetScaleLists,
-  '0006-counting-indexes': countingIndexes,
+  '0006-change-log': changeLog,
+  '0007-counting-indexes': countingIndexes,
 };

@@ -16,6 +16,7 @@ function httpInput(request: FastifyRequest): HttpInput {
     ifNoneMatch: request.headers['if-none-match'],
     // Set by the authorization hook on every request that reaches a route.
     caller: request.caller!,
+    requestId: request.id,
   };
 }
 

@@ -26,7 +26,7 @@ export function endpointRoute(
   registry: Registry,
   url: string,
   endpoint: Endpoint,
-  handle: (target: RequestTarget, request: FastifyRequest) => Promise<Outcome>,
+  handle: (target: RequestTarget, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>,
   config: FastifyContextConfig = {},
 ): void {
   app.route({
@@ -50,7 +50,8 @@ export function endpointRoute(
       else done();
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const outcome = await handle(request.target!, request);
+      const outcome = await handle(request.target!, request, reply);
+      if (outcome.streaming) return reply;
       if (outcome.headers !== undefined) reply.headers(outcome.headers);
       reply.code(outcome.status);
       if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);

@@ -1,0 +1,65 @@
+// The change log's running parts (contract section 13): the feed that every open change
+// stream shares (src/store/change-feed.ts), woken by this process's commits, and the pruning
+// of records older than CHANGELOG_RETENTION_DAYS.
+import fp from 'fastify-plugin';
+import type { Config } from '../../config/config.js';
+import { ChangeFeed } from '../../store/change-feed.js';
+import type { ChangeLog } from '../../store/change-log.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    changeFeed: ChangeFeed;
+  }
+}
+
+// Records deleted per statement: each delete is a short transaction of its own, and the
+// next waits for the next event-loop turn, so that writes never queue behind a long purge.
+const PRUNE_BATCH = 1000;
+const DAY_MS = 86_400_000;
+
+async function prune(log: ChangeLog, retentionDays: number): Promise<number> {
+  const cutoff = new Date(Date.now() - retentionDays * DAY_MS).toISOString();
+  let pruned = 0;
+  for (;;) {
+    const deleted = await log.prune(cutoff, PRUNE_BATCH);
+    pruned += deleted;
+    if (deleted === 0) return pruned;
+    await new Promise((next) => setImmediate(next));
+  }
+}
+
+export default fp<{ config: Config }>(
+  async (app, { config }) => {
+    const { store, database } = app;
+    const feed = new ChangeFeed(store.changeLog, {
+      pollMs: config.changesPollMs,
+      ...(database.changeMarker === undefined ? {} : { changeMarker: database.changeMarker }),
+      ...(database.changeSignal === undefined ? {} : { listen: (onSignal: () => void) => database.changeSignal!.listen(onSignal) }),
+      onError: (error) => app.log.warn({ err: error }, 'the change feed could not read the change log; it tries again'),
+    });
+    store.onChangesCommitted(() => feed.wake());
+    app.decorate('changeFeed', feed);
+    app.addHook('onClose', async () => feed.close());
+
+    if (config.changelogRetentionDays === 0 || config.readOnly) return;
+    let running: Promise<void> | undefined;
+    const run = (): void => {
+      running ??= prune(store.changeLog, config.changelogRetentionDays)
+        .then((pruned) => {
+          if (pruned > 0) app.log.info({ pruned, retentionDays: config.changelogRetentionDays }, 'old change records pruned');
+        })
+        .catch((error: unknown) => app.log.warn({ err: error }, 'pruning the change log failed; it is tried again later'))
+        .finally(() => {
+          running = undefined;
+        });
+    };
+    app.addHook('onReady', async () => run());
+    const timer = setInterval(run, config.changelogPruneIntervalMs);
+    timer.unref();
+    app.addHook('onClose', async () => {
+      clearInterval(timer);
+      await running;
+    });
+  },
+  { name: 'change-feed', dependencies: ['database'] },
+);
