@@ -14,9 +14,10 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
-/** Resolves once `workers` processes (WORKERS) have said they listen. */
-export function startService(env: Record<string, string>, workers = 1): Promise<ServiceProcess> {
-  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+/** Resolves once `workers` processes (WORKERS) have said they listen. `main`: another build's
+ * entry point (bench:compare). */
+export function startService(env: Record<string, string>, workers = 1, main = MAIN): Promise<ServiceProcess> {
+  const child: ChildProcess = spawn(process.execPath, [main], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     // The logs are read, as a log shipper would, and dropped once the start is seen: the
     // service pays for writing them as in production.
