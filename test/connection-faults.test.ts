@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertAllStored } from './support/entries.js';
-import { waitForLogs } from './support/log-lines.js';
+import { assertCausesLogged, waitForLogs } from './support/log-lines.js';
 import { postRequest, rawExchange, type RawExchange, type RawResult } from './support/raw-http.js';
 import { startServer, type TestServer } from './support/server.js';
 
@@ -60,6 +60,8 @@ describe('SIGTERM with a filled accept queue', () => {
         const exitCode = await server.stop();
         t.diagnostic(`${JSON.stringify(tally(results))}, Connection: close on ${results.filter((r) => r.headers?.connection === 'close').length}`);
         assert.deepEqual(tally(results), { 'answered 201': QUEUED / 4, 'answered 200': (QUEUED * 3) / 4 }, 'every queued request answered, none reset or left hanging');
+        // The requests asked for keep-alive: the answer itself must say that the connection ends.
+        assert.deepEqual(results.filter((result) => result.headers?.connection !== 'close').map((result) => result.headers), [], 'every answer says Connection: close');
         // Past SHUTDOWN_GRACE_MS the service (or, with workers, the primary) exits 1.
         assert.equal(exitCode, 0, 'stopped cleanly within the grace period');
 
@@ -134,6 +136,7 @@ describe('MAX_CONNECTIONS', () => {
       assert.equal((await server.request('GET', '/healthz')).status, 200, 'a probe is answered whatever the count');
       const failed = await waitForLogs(server.logs, (lines) => lines.some((line) => line.msg === 'request failed'));
       assert.match(String((failed.find((line) => line.msg === 'request failed')!.err as { message?: string }).message), /connections\.full/);
+      await assertCausesLogged(server.logs, [], 2);
 
       busy.forEach((exchange, i) => exchange.socket.write(rests[i]!));
       const finished = await Promise.all(busy.map((exchange) => exchange.result));
