@@ -13,6 +13,7 @@ import { assertAllStored } from './support/entries.js';
 import { assertCausesLogged, waitForLogs } from './support/log-lines.js';
 import { postRequest, rawExchange, type RawExchange, type RawResult } from './support/raw-http.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 const QUEUED = 200;
 const GET_TAGS = 'GET /en/api/config/tags?limit=5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
@@ -105,6 +106,28 @@ describe('MAX_CONNECTIONS', () => {
       for (const i of closed) assert.equal(ended[i]!.outcome, 'closed', `idle connection ${i}: a clean close, not a reset`);
       for (const exchange of idle) exchange.socket.destroy();
     } finally {
+      await server.stop();
+      await server.cleanup();
+    }
+  });
+
+  test('the reported flood: 1,100 idle connections at the default MAX_CONNECTIONS (1024) lock nobody out', async () => {
+    const server = await startServer();
+    const idle: RawExchange[] = [];
+    try {
+      for (let i = 0; i < 1100; i++) idle.push(rawExchange(server.url, undefined, 60_000));
+      await Promise.all(idle.map((exchange) => exchange.connected));
+      const started = Date.now();
+      const reply = await server.request('GET', '/en/api/config/tags');
+      assert.equal(reply.status, 200, reply.text);
+      // Before: about 11 s of bare resets for every new client.
+      assert.ok(Date.now() - started < 3000, `served in ${Date.now() - started} ms`);
+      const ended: RawResult[] = [];
+      idle.forEach((exchange) => void exchange.result.then((result) => ended.push(result)));
+      await until('room made for the newcomers', () => ended.length >= 1100 + 1 - 1024, 10_000);
+      assert.deepEqual(tally(ended), { closed: ended.length }, 'closed cleanly, never reset');
+    } finally {
+      for (const exchange of idle) exchange.socket.destroy();
       await server.stop();
       await server.cleanup();
     }
