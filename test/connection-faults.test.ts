@@ -10,9 +10,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertAllStored } from './support/entries.js';
-import { waitForLogs } from './support/log-lines.js';
+import { assertCausesLogged, waitForLogs } from './support/log-lines.js';
 import { postRequest, rawExchange, type RawExchange, type RawResult } from './support/raw-http.js';
 import { startServer, type TestServer } from './support/server.js';
+import { until } from './support/until.js';
 
 const QUEUED = 200;
 const GET_TAGS = 'GET /en/api/config/tags?limit=5 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
@@ -60,6 +61,8 @@ describe('SIGTERM with a filled accept queue', () => {
         const exitCode = await server.stop();
         t.diagnostic(`${JSON.stringify(tally(results))}, Connection: close on ${results.filter((r) => r.headers?.connection === 'close').length}`);
         assert.deepEqual(tally(results), { 'answered 201': QUEUED / 4, 'answered 200': (QUEUED * 3) / 4 }, 'every queued request answered, none reset or left hanging');
+        // The requests asked for keep-alive: the answer itself must say that the connection ends.
+        assert.deepEqual(results.filter((result) => result.headers?.connection !== 'close').map((result) => result.headers), [], 'every answer says Connection: close');
         // Past SHUTDOWN_GRACE_MS the service (or, with workers, the primary) exits 1.
         assert.equal(exitCode, 0, 'stopped cleanly within the grace period');
 
@@ -108,6 +111,28 @@ describe('MAX_CONNECTIONS', () => {
     }
   });
 
+  test('the reported flood: 1,100 idle connections at the default MAX_CONNECTIONS (1024) lock nobody out', async () => {
+    const server = await startServer();
+    const idle: RawExchange[] = [];
+    try {
+      for (let i = 0; i < 1100; i++) idle.push(rawExchange(server.url, undefined, 60_000));
+      await Promise.all(idle.map((exchange) => exchange.connected));
+      const started = Date.now();
+      const reply = await server.request('GET', '/en/api/config/tags');
+      assert.equal(reply.status, 200, reply.text);
+      // Before: about 11 s of bare resets for every new client.
+      assert.ok(Date.now() - started < 3000, `served in ${Date.now() - started} ms`);
+      const ended: RawResult[] = [];
+      idle.forEach((exchange) => void exchange.result.then((result) => ended.push(result)));
+      await until('room made for the newcomers', () => ended.length >= 1100 + 1 - 1024, 10_000);
+      assert.deepEqual(tally(ended), { closed: ended.length }, 'closed cleanly, never reset');
+    } finally {
+      for (const exchange of idle) exchange.socket.destroy();
+      await server.stop();
+      await server.cleanup();
+    }
+  });
+
   test('every connection busy: a newcomer gets 503 UNAVAILABLE with Retry-After, not a reset; the probes are still answered', async () => {
     const limit = 10;
     const server = await startServer({ env: { MAX_CONNECTIONS: String(limit), LOG_LEVEL: 'debug' } });
@@ -134,6 +159,7 @@ describe('MAX_CONNECTIONS', () => {
       assert.equal((await server.request('GET', '/healthz')).status, 200, 'a probe is answered whatever the count');
       const failed = await waitForLogs(server.logs, (lines) => lines.some((line) => line.msg === 'request failed'));
       assert.match(String((failed.find((line) => line.msg === 'request failed')!.err as { message?: string }).message), /connections\.full/);
+      await assertCausesLogged(server.logs, [], 2);
 
       busy.forEach((exchange, i) => exchange.socket.write(rests[i]!));
       const finished = await Promise.all(busy.map((exchange) => exchange.result));

@@ -14,6 +14,7 @@ import { describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { assertAllStored } from './support/entries.js';
+import { assertCausesLogged } from './support/log-lines.js';
 import { NEEDS_ROOT, NOBODY } from './support/root.js';
 import { runToExit, startServer, type RunAs, type TestServer } from './support/server.js';
 import { BACKEND, MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL, createTestDatabase, type TestDatabase } from './support/test-database.js';
@@ -61,6 +62,7 @@ async function assertServesReadsOnly(server: TestServer, acknowledged: ReadonlyM
     assert.equal(reply.body.code, 'READ_ONLY');
     assert.match(reply.body.detail, /READ_ONLY=true/);
   }
+  await assertCausesLogged(server.logs, [SECRET_KEY, TOKEN_KEY], 3);
   const ready = await server.request('GET', '/readyz');
   assert.equal(ready.status, 200, ready.text);
   assert.deepEqual(ready.body, { status: 'ready', readOnly: true });
@@ -123,6 +125,7 @@ describe('a database that refuses writes', () => {
       const ready = await server.request('GET', '/readyz');
       assert.equal(ready.status, 503, ready.text);
       assert.equal(ready.body.fault, 'READ_ONLY');
+      await assertCausesLogged(server.logs, [SECRET_KEY, TOKEN_KEY]);
       await assertAllStored(server, 'tags', acknowledged);
 
       await postgresReadOnly(name, false);

@@ -1,7 +1,7 @@
 // SQLite through better-sqlite3: the embedded default. One connection, transactions one at a
 // time (BEGIN IMMEDIATE, so that processes sharing the file queue rather than fail), WAL,
 // commits grouped (see CommitGroup), and a change marker for the entry cache.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -91,7 +91,24 @@ function unusable(path: string, error: unknown): unknown {
   if (typeof code === 'string' && code.startsWith('SQLITE_READONLY')) {
     return new ConfigError(`SQLite cannot use ${path}: the file is read-only for this user, and is not yet in WAL mode, which the service must switch it to; make it writable once`);
   }
+  // On a disk with no room left SQLite cannot even create its -shm and -wal files, and
+  // reports it as an I/O error: the free space tells the two apart.
+  if (typeof code === 'string' && /^SQLITE_(FULL|IOERR)/.test(code) && freeBytes(dirname(path)) < ROOM_TO_OPEN_BYTES) {
+    return new ConfigError(`SQLite cannot use ${path}: its disk is full (${code}), and it needs room even to open the database; free space and start again`);
+  }
   return error;
+}
+
+/** Below this much free space, an I/O error at open is the full disk's. */
+const ROOM_TO_OPEN_BYTES = 1024 * 1024;
+
+function freeBytes(folder: string): number {
+  try {
+    const stats = statfsSync(folder);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return Infinity;
+  }
 }
 
 // Kysely prepares every query anew; SQLite then parses and plans the same few statements

@@ -82,8 +82,15 @@ export default fp<DatabaseOptions>(
     // The planner needs current statistics to pick the list indexes (a table seeded or grown
     // since it was last analysed could be read whole): refreshed now, then every few minutes.
     // Statistics are written into the database: a read-only one keeps those it has.
+    // Statistics are a write (ANALYZE): on a full disk the start goes on without them, as
+    // it does for every other write, rather than dying on them with a stack trace.
     if (!config.readOnly) {
-      await store.refreshStatistics(registry.resources);
+      if (fault === undefined) {
+        await store.refreshStatistics(registry.resources).catch((error: unknown) => {
+          if (storageFaultOf(handle.failureOf, error) === undefined) throw error;
+          app.log.warn({ err: error }, 'refreshing planner statistics failed: the database stores no writes now');
+        });
+      }
       const statistics = setInterval(() => {
         store.refreshStatistics(registry.resources).catch((error: unknown) => app.log.warn({ err: error }, 'refreshing planner statistics failed'));
       }, STATISTICS_REFRESH_MS);

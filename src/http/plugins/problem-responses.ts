@@ -37,7 +37,10 @@ function translate(error: FastifyError, bodyLimit: number): ApiError {
 export function frameworkErrorHandler(bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     request.language = languageOfUrl(request.url);
-    void sendProblem(request, reply, translate(error, bodyLimit));
+    const problem = translate(error, bodyLimit);
+    // No 5xx without a line that names its cause, here as in the error handler below.
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    void sendProblem(request, reply, problem);
   };
 }
 
