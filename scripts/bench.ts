@@ -12,7 +12,6 @@
 // a lost acknowledged write exits non-zero.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -23,6 +22,7 @@ import { listScenarios, relativeToPlainPage, singleRequestMedians } from './supp
 import { benchBackend, createBenchDatabase, type BenchDatabase } from './support/bench-database.js';
 import { seedTokens } from './support/seed.js';
 import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
+import { freePort } from './support/free-port.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
@@ -61,14 +61,6 @@ interface Scenario {
   headers?: Record<string, string>;
   /** A fresh request each time: random ids, unique bodies. */
   next: () => { path: string; body?: string; headers?: Record<string, string> };
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', () => done()));
-  const address = probe.address();
-  await new Promise<void>((done) => probe.close(() => done()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 async function startService(dataDir: string, databaseUrl = `sqlite:${join(dataDir, 'config.db')}`): Promise<{ child: ChildProcess; url: string }> {

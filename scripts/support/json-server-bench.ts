@@ -4,8 +4,8 @@
 // that runs on Node 20 (the later ones need Node 22.12); it is pinned in devDependencies.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
+import { freePort } from './free-port.js';
 
 const BIN = resolve(import.meta.dirname, '../../node_modules/json-server/lib/bin.js');
 export const COMPARED_TAGS = 2000;
@@ -15,14 +15,6 @@ const tag = (i: number) => ({ name: `compared-${i}`, color: '#ffffff', backgroun
 export interface JsonServer {
   readonly url: string;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', () => done()));
-  const address = probe.address();
-  await new Promise<void>((done) => probe.close(() => done()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
 /** Gives the service `COMPARED_TAGS` tags in all (bulk POSTs), and starts json-server on a
