@@ -4,7 +4,7 @@
 import { apiError } from '../errors/api-error.js';
 import type { Registry } from '../registry/registry.js';
 import { CHANGE_ACTIONS, type ChangeAction, type ChangeFilter } from '../store/change-log.js';
-import { integerParameter, single } from './parse-list-query.js';
+import { integerParameter, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId } from './request-target.js';
 
 /** Records one `/changes` page holds at most, and by default. */
@@ -17,10 +17,6 @@ export interface ChangeQuery {
   readonly since: number;
   readonly filter: ChangeFilter;
   readonly limit: number;
-}
-
-function refuseUnknown(query: Record<string, unknown>, known: readonly string[]): void {
-  for (const name in query) if (!known.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
 }
 
 function parseFilter(registry: Registry, query: Record<string, unknown>): ChangeFilter {
@@ -51,7 +47,7 @@ function parseFilter(registry: Registry, query: Record<string, unknown>): Change
 
 /** `GET /changes?since=&resource=&entry_id=&actor=&action=&limit=`. */
 export function parseChangeQuery(registry: Registry, query: Record<string, unknown>): ChangeQuery {
-  refuseUnknown(query, ['since', 'resource', 'entry_id', 'actor', 'action', 'limit']);
+  refuseUnknownParameters(query, ['since', 'resource', 'entry_id', 'actor', 'action', 'limit']);
   return {
     since: integerParameter('since', query.since, 0, SINCE_MAX, 0),
     filter: parseFilter(registry, query),
@@ -62,7 +58,7 @@ export function parseChangeQuery(registry: Registry, query: Record<string, unkno
 /** `GET /changes/stream`: the list's filters and `since`, or the `Last-Event-ID` a
  * reconnecting EventSource sends, which wins (it is where the reader really is). */
 export function parseStreamQuery(registry: Registry, query: Record<string, unknown>, lastEventId: string | undefined): { since: number; filter: ChangeFilter } {
-  refuseUnknown(query, ['since', 'resource', 'entry_id', 'actor', 'action']);
+  refuseUnknownParameters(query, ['since', 'resource', 'entry_id', 'actor', 'action']);
   const since = integerParameter('since', query.since, 0, SINCE_MAX, 0);
   const resumed = lastEventId === undefined ? undefined : integerParameter('Last-Event-ID', lastEventId.trim(), 0, SINCE_MAX, 0);
   return { since: resumed ?? since, filter: parseFilter(registry, query) };
@@ -70,7 +66,7 @@ export function parseStreamQuery(registry: Registry, query: Record<string, unkno
 
 /** `GET /config/{resource}/{id}/history?limit=&offset=`. */
 export function parseHistoryQuery(query: Record<string, unknown>): { limit: number; offset: number } {
-  refuseUnknown(query, ['limit', 'offset']);
+  refuseUnknownParameters(query, ['limit', 'offset']);
   return {
     limit: integerParameter('limit', query.limit, 1, CHANGES_LIMIT_MAX, CHANGES_LIMIT_DEFAULT),
     offset: integerParameter('offset', query.offset, 0, HISTORY_OFFSET_MAX, 0),

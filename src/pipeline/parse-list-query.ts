@@ -49,6 +49,11 @@ function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
   return fields;
 }
 
+/** Refuses any query parameter not in `known`: a mistake is said, not ignored. */
+export function refuseUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
+  for (const name in query) if (!known.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+}
+
 export function single(name: string, value: unknown): string {
   if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
   return value;

@@ -7,7 +7,7 @@ import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
-import { parseListQuery } from './parse-list-query.js';
+import { parseListQuery, refuseUnknownParameters } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -51,9 +51,7 @@ function single(name: string, value: unknown): string {
 
 /** Writes take `dry_run` and the parameters named, nothing else: a mistake is said, not ignored. */
 function writeQuery(query: Record<string, unknown>, allowed: readonly string[] = []): { dryRun: boolean } {
-  for (const name in query) {
-    if (name !== 'dry_run' && !allowed.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
-  }
+  refuseUnknownParameters(query, ['dry_run', ...allowed]);
   if (query.dry_run === undefined) return { dryRun: false };
   const value = single('dry_run', query.dry_run);
   if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: 'dry_run' });
@@ -62,7 +60,7 @@ function writeQuery(query: Record<string, unknown>, allowed: readonly string[] =
 
 /** Reads have no query parameters but a list's (nor have the token endpoints). */
 export function refuseQuery(query: Record<string, unknown>): void {
-  for (const name in query) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+  refuseUnknownParameters(query, []);
 }
 
 /** A bulk body: a JSON array of 1 to BULK_MAX entries. */
