@@ -41,6 +41,8 @@ export interface Config {
   workers: number;
   /** Entries GET by id keeps in memory (SQLite only); 0 turns the cache off. */
   entryCacheSize: number;
+  /** Characters of list answers kept in memory by entity tag (every backend); 0 turns it off. */
+  listCacheSize: number;
   /** Serve reads only, on a database opened read-only: writes are 503 READ_ONLY. */
   readOnly: boolean;
   /** Filtered lists count their matches exactly up to this many, then give a lower bound. */
@@ -143,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     workers,
     entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
+    listCacheSize: integerSetting(env, 'LIST_CACHE_SIZE', 8_000_000, 0, 1_000_000_000),
     readOnly: booleanSetting(env, 'READ_ONLY', false),
     listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 1_000, 1, 100_000_000),
     changelogRetentionDays: integerSetting(env, 'CHANGELOG_RETENTION_DAYS', 90, 0, 100_000),

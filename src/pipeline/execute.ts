@@ -5,11 +5,13 @@ import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validation
 import { message } from '../messages/messages.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
-import type { ListPage, ResourceStore } from '../store/resource-store.js';
+import type { ResourceStore } from '../store/resource-store.js';
 import { UniqueConflict, type StoreTransaction } from '../store/store-transaction.js';
 import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag.js';
 import type { EntryCache } from './entry-cache.js';
+import type { ListCache } from './list-cache.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
+import { listBody } from './list-body.js';
 import { shownEntry, type ShownEntry } from './shown-entry.js';
 import { changedValues } from './stored-values.js';
 
@@ -17,13 +19,16 @@ export interface ExecutionContext {
   readonly store: ResourceStore;
   /** Entries as GET by id sends them; undefined where the backend cannot keep one coherent. */
   readonly cache: EntryCache | undefined;
+  /** List answers by entity tag; undefined when LIST_CACHE_SIZE is 0. */
+  readonly lists: ListCache | undefined;
   /** READ_ONLY=true: every write is refused before it reaches the database. */
   readonly readOnly: boolean;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
 export type Result =
-  | ({ readonly action: 'list'; readonly plan: ListPlan; readonly etag: string } & ListPage)
+  /** `body`: the answer's JSON text, made once for every request that finds it in the cache. */
+  | { readonly action: 'list'; readonly plan: ListPlan; readonly etag: string; readonly body: string }
   /** If-None-Match holds the list's current tag: the list query was not run. */
   | { readonly action: 'list unchanged'; readonly plan: ListPlan; readonly etag: string }
   | { readonly action: 'read'; readonly plan: ReadPlan; readonly shown: ShownEntry }
@@ -56,7 +61,11 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       // The version is read before the page, so a tag never claims a newer state than its body.
       const etag = listTag(plan.resource, await context.store.listVersion(plan.resource), plan.list);
       if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
-      return { action: 'list', plan, etag, ...(await context.store.list(plan.resource, plan.list)) };
+      const cached = context.lists?.get(etag);
+      if (cached !== undefined) return { action: 'list', plan, etag, body: cached };
+      const body = listBody(plan.list, await context.store.list(plan.resource, plan.list));
+      context.lists?.fill(etag, body);
+      return { action: 'list', plan, etag, body };
     }
     case 'read':
       return { action: 'read', plan, shown: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan)) };

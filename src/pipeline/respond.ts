@@ -1,10 +1,10 @@
 // Respond step: the result of a plan's execution becomes the HTTP answer. Bodies are JSON
-// text made here; an entry's text is made once, for both its tag and the body. A dry run is
+// text made here (a list's comes made, list-body.ts); an entry's text is made once, for both
+// its tag and the body. A dry run is
 // answered as the real request would be, ids not yet assigned shown as null, and says so in
 // the `Dry-Run` header.
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds } from './entity-tag.js';
-import { encodeCursor } from './list-cursor.js';
 import type { Result } from './execute.js';
 import { shownEntry } from './shown-entry.js';
 
@@ -28,12 +28,8 @@ export function respond(result: Result): Outcome {
   const { plan } = result;
   const resource = JSON.stringify(plan.resource.name);
   switch (result.action) {
-    case 'list': {
-      const { items, total, totalExact, etag, nextAfter } = result;
-      const { list } = result.plan;
-      const next = nextAfter === undefined ? null : encodeCursor(list.sort, nextAfter);
-      return { status: 200, headers: { etag }, body: JSON.stringify({ items, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next }) };
-    }
+    case 'list':
+      return { status: 200, headers: { etag: result.etag }, body: result.body };
     case 'list unchanged':
       return { status: 304, headers: { etag: result.etag } };
     case 'read': {

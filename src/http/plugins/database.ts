@@ -8,6 +8,7 @@ import { connectDatabase, type DatabaseHandle, type StorageFault } from '../../d
 import type { Migration } from '../../db/migrations/ddl.js';
 import { ConfigError } from '../../errors/config-error.js';
 import { EntryCache } from '../../pipeline/entry-cache.js';
+import { ListCache } from '../../pipeline/list-cache.js';
 import type { Registry } from '../../registry/registry.js';
 import { checkPrepared, prepareDatabase } from '../../store/prepare-database.js';
 import { ResourceStore } from '../../store/resource-store.js';
@@ -19,6 +20,7 @@ declare module 'fastify' {
     store: ResourceStore;
     /** Serialized entries for GET by id; undefined where the backend cannot keep one coherent. */
     entryCache: EntryCache | undefined;
+    listCache: ListCache | undefined;
     /** For readiness and pool metrics; requests go through `store`. */
     database: DatabaseHandle;
     /** READ_ONLY=true: the database is opened read-only and every write is refused. */
@@ -100,6 +102,7 @@ export default fp<DatabaseOptions>(
     app.decorate('store', store);
     const marker = handle.changeMarker;
     app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker) : undefined);
+    app.decorate('listCache', config.listCacheSize > 0 ? new ListCache(config.listCacheSize) : undefined);
     app.decorate('database', handle);
   },
   { name: 'database', dependencies: ['secret-box'] },

@@ -21,7 +21,7 @@ function httpInput(request: FastifyRequest): HttpInput {
 }
 
 export default async function configApiRoutes(app: FastifyInstance): Promise<void> {
-  const context: PipelineContext = { registry: app.registry, store: app.store, cache: app.entryCache, readOnly: app.readOnly };
+  const context: PipelineContext = { registry: app.registry, store: app.store, cache: app.entryCache, lists: app.listCache, readOnly: app.readOnly };
   const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
   endpointRoute(app, app.registry, '/:lang/api/config/:resource', 'collection', handle);
   endpointRoute(app, app.registry, '/:lang/api/config/:resource/:id', 'item', handle);
