@@ -90,6 +90,7 @@ const ddl: Ddl = {
   // InnoDB's FULLTEXT indexes words, not substrings: `q` stays a scan here.
   dropSearchIndex: async () => undefined,
   createSearchIndex: async () => undefined,
+  trimSearchIndex: async () => undefined,
   // NULL already sorts first here (and MariaDB has no NULLS FIRST).
   nullsFirst: (column) => sql.ref(column),
 };

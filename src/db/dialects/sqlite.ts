@@ -11,6 +11,7 @@ import {
   SqliteDriver,
   sql,
   type DatabaseConnection,
+  type Kysely,
   type DialectAdapter,
   type Driver,
   type SqliteDialectConfig,
@@ -195,6 +196,25 @@ const STARTUP_FAILURES: Readonly<Record<string, StartupFailure>> = {
   SQLITE_NOTADB: { what: 'the file is not a SQLite database', check: 'check the path of DATABASE_URL' },
 };
 
+async function dropSearchTable(db: Kysely<any>, name: string): Promise<void> {
+  for (const suffix of ['insert', 'delete', 'update']) await sql.raw(`drop trigger ${name}_${suffix}`).execute(db);
+  await sql.raw(`drop table ${name}`).execute(db);
+}
+
+/** An FTS5 trigram table over `columns` of `table`, kept in step by triggers; `options` are
+ * added to the table's (createSearchIndex's statements must stay as they were). */
+async function createSearchTable(db: Kysely<any>, table: string, name: string, columns: readonly string[], options: string): Promise<void> {
+  // External content: the text stays in `table`; the FTS table holds only the trigram index.
+  const list = columns.join(', ');
+  const values = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
+  await sql.raw(`create virtual table ${name} using fts5(${list}, content='${table}', content_rowid='id', tokenize='trigram'${options})`).execute(db);
+  await sql.raw(`create trigger ${name}_insert after insert on ${table} begin insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
+  const remove = `insert into ${name}(${name}, rowid, ${list}) values ('delete', old.id, ${values('old')});`;
+  await sql.raw(`create trigger ${name}_delete after delete on ${table} begin ${remove} end`).execute(db);
+  await sql.raw(`create trigger ${name}_update after update of ${list} on ${table} begin ${remove} insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
+  await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
+}
+
 const ddl: Ddl = {
   createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))),
   // AUTOINCREMENT continues after the largest id ever used.
@@ -204,20 +224,11 @@ const ddl: Ddl = {
     await db.schema.dropIndex(name).execute();
   },
   // NULL already sorts first here (and MariaDB has no NULLS FIRST).
-  dropSearchIndex: async (db, _table, name) => {
-    for (const suffix of ['insert', 'delete', 'update']) await sql.raw(`drop trigger ${name}_${suffix}`).execute(db);
-    await sql.raw(`drop table ${name}`).execute(db);
-  },
-  createSearchIndex: async (db, table, name, columns) => {
-    // External content: the text stays in `table`; the FTS table holds only the trigram index.
-    const list = columns.join(', ');
-    const values = (row: string) => columns.map((column) => `${row}.${column}`).join(', ');
-    await sql.raw(`create virtual table ${name} using fts5(${list}, content='${table}', content_rowid='id', tokenize='trigram')`).execute(db);
-    await sql.raw(`create trigger ${name}_insert after insert on ${table} begin insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
-    const remove = `insert into ${name}(${name}, rowid, ${list}) values ('delete', old.id, ${values('old')});`;
-    await sql.raw(`create trigger ${name}_delete after delete on ${table} begin ${remove} end`).execute(db);
-    await sql.raw(`create trigger ${name}_update after update of ${list} on ${table} begin ${remove} insert into ${name}(rowid, ${list}) values (new.id, ${values('new')}); end`).execute(db);
-    await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
+  dropSearchIndex: async (db, _table, name) => dropSearchTable(db, name),
+  createSearchIndex: async (db, table, name, columns) => createSearchTable(db, table, name, columns, ''),
+  trimSearchIndex: async (db, table, name, columns) => {
+    await dropSearchTable(db, name);
+    await createSearchTable(db, table, name, columns, ', columnsize=0');
   },
   nullsFirst: (column) => sql.ref(column),
 };

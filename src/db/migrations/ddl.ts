@@ -27,6 +27,10 @@ export interface Ddl {
    * `name_column`), MariaDB none (it has no substring index). */
   createSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
   dropSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
+  /** Makes the search index of createSearchIndex keep only what substring search reads:
+   * SQLite makes its FTS5 table again with `columnsize=0` (no per-row column sizes, which only
+   * ranking reads), the others have nothing to drop. */
+  trimSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
 }
 
 export interface Migration {
