@@ -13,12 +13,19 @@
 //   I/O, by a request Node resumes there, serves the next turn too.)
 // Where the database has no such marker (PostgreSQL, MariaDB: other instances write without
 // this one knowing), there is no cache.
+//
+// The same holds the version of each table's lists (the change counter a list's ETag names),
+// under the same rules: a poll of an unchanged list, or a list answer in the list cache, then
+// reads nothing from the database either. Every write of this process forgets the version of
+// the table it writes (creates included), before and after, like an entry.
 
 import { makeRoom } from '../db/bounded-map.js';
 import type { ShownEntry } from './shown-entry.js';
 
 export class EntryCache {
   private readonly entries = new Map<string, ShownEntry>();
+  /** The list version of each table, as listVersion read it. */
+  private readonly versions = new Map<string, string>();
   /** Moves whenever a write of this process begins or ends, or the cache is dropped. */
   private generation = 0;
   private marker: unknown;
@@ -53,6 +60,22 @@ export class EntryCache {
     return this.entries.get(this.key(table, id));
   }
 
+  listVersion(table: string): string | undefined {
+    this.checkTurn();
+    return this.versions.get(table);
+  }
+
+  /** Keeps a list version read under `ticket`, unless a write began or ended since. */
+  fillListVersion(table: string, version: string, ticket: number): void {
+    if (ticket === this.generation) this.versions.set(table, version);
+  }
+
+  /** Called when any write of `table` begins, and again when it has ended. */
+  forgetListVersion(table: string): void {
+    this.generation += 1;
+    this.versions.delete(table);
+  }
+
   /** Taken before reading an entry from the database; `fill` needs it back. */
   ticket(): number {
     return this.generation;
@@ -78,5 +101,6 @@ export class EntryCache {
   drop(): void {
     this.generation += 1;
     this.entries.clear();
+    this.versions.clear();
   }
 }

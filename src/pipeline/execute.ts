@@ -59,7 +59,7 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
   switch (plan.action) {
     case 'list': {
       // The version is read before the page, so a tag never claims a newer state than its body.
-      const etag = listTag(plan.resource, await context.store.listVersion(plan.resource), plan.list);
+      const etag = listTag(plan.resource, context.cache?.listVersion(plan.resource.table) ?? (await readListVersion(context, plan)), plan.list);
       if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
       const cached = context.lists?.get(etag);
       if (cached !== undefined) return { action: 'list', plan, etag, body: cached };
@@ -80,6 +80,13 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
     case 'bulk':
       return { action: 'bulk', plan, entries: await changing(context, plan, plan.entries, (tx) => bulk(tx, plan)) };
   }
+}
+
+async function readListVersion(context: ExecutionContext, plan: ListPlan): Promise<string> {
+  const ticket = context.cache?.ticket();
+  const version = await context.store.listVersion(plan.resource);
+  if (ticket !== undefined) context.cache?.fillListVersion(plan.resource.table, version, ticket);
+  return version;
 }
 
 async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<ShownEntry> {
@@ -106,6 +113,7 @@ async function changing<T>(
       // A delete that takes its entry out of other entries' sets changes those entries too.
       if (change.action === 'delete' && change.unlinks.length > 0) cache?.drop();
       else if (change.id !== undefined) cache?.invalidate(change.resource.table, change.id);
+      cache?.forgetListVersion(change.resource.table);
     }
   };
   forget();
