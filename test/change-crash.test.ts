@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { changesAfter, type ChangeRecord } from './support/change-stream.js';
 import { allEntries } from './support/entries.js';
+import { killUnderWriters } from './support/kill-under-writers.js';
 import { startServer, type TestServer } from './support/server.js';
 import { BACKEND } from './support/test-database.js';
 
-const WRITERS = 12;
-const KILL_AFTER_ACKNOWLEDGED = 150;
-const KILL_AFTER_MS = 4000;
+const KILL_PLAN = { writers: 12, killAfterAcknowledged: 150, killAfterMs: 4000 };
 const API = '/en/api/config';
 
 interface Write {
@@ -28,52 +27,33 @@ test(`SIGKILL during concurrent writes on ${BACKEND}: every acknowledged write h
   try {
     const sent = new Map<string, Write>();
     const acknowledged = new Map<string, Write>();
-    let failedInFlight = 0;
-    let killed = false;
-    let kill: () => void = () => undefined;
-    const killing = new Promise<void>((done) => (kill = done));
-
-    const writer = async (w: number): Promise<void> => {
-      const live: number[] = [];
-      for (let n = 0; !killed; n++) {
-        const rid = `crash-${w}-${n}`;
-        const headers = { 'x-request-id': rid };
-        const step = live.length === 0 ? 0 : n % 3;
-        const write: Write =
-          step === 0
-            ? { action: 'create', body: { ip: `10.${170 + (w % 50)}.${n >> 8}.${n & 255}`, port: 3306 + w, hostname: `change-crash-${w}-${n}`.padEnd(150, 'x') } }
-            : step === 1
-              ? { action: 'update', entryId: live.at(-1)!, body: { hostname: `patched-${w}-${n}`.padEnd(150, 'y'), is_monitored: n % 2 === 0 } }
-              : { action: 'delete', entryId: live.shift()! };
-        sent.set(rid, write);
-        try {
-          const reply =
-            write.action === 'create'
-              ? await first.request('POST', `${API}/servers`, { body: write.body, headers })
-              : write.action === 'update'
-                ? await first.request('PATCH', `${API}/servers/${write.entryId}`, { body: write.body, headers })
-                : await first.request('DELETE', `${API}/servers/${write.entryId}`, { headers });
-          if (reply.status < 200 || reply.status >= 300) assert.fail(`${rid} answered ${reply.status} before the kill: ${reply.text}`);
-          if (write.action === 'create') {
-            write.entryId = reply.body.id;
-            live.push(reply.body.id);
-          }
-          acknowledged.set(rid, write);
-          if (acknowledged.size >= KILL_AFTER_ACKNOWLEDGED) kill();
-        } catch (error) {
-          if (!killed) throw error;
-          failedInFlight++;
-          return;
-        }
+    const live = new Map<number, number[]>();
+    const { failedInFlight } = await killUnderWriters(first, KILL_PLAN, async (w, n) => {
+      const own = live.get(w) ?? [];
+      live.set(w, own);
+      const rid = `crash-${w}-${n}`;
+      const headers = { 'x-request-id': rid };
+      const step = own.length === 0 ? 0 : n % 3;
+      const write: Write =
+        step === 0
+          ? { action: 'create', body: { ip: `10.${170 + (w % 50)}.${n >> 8}.${n & 255}`, port: 3306 + w, hostname: `change-crash-${w}-${n}`.padEnd(150, 'x') } }
+          : step === 1
+            ? { action: 'update', entryId: own.at(-1)!, body: { hostname: `patched-${w}-${n}`.padEnd(150, 'y'), is_monitored: n % 2 === 0 } }
+            : { action: 'delete', entryId: own.shift()! };
+      sent.set(rid, write);
+      const reply =
+        write.action === 'create'
+          ? await first.request('POST', `${API}/servers`, { body: write.body, headers })
+          : write.action === 'update'
+            ? await first.request('PATCH', `${API}/servers/${write.entryId}`, { body: write.body, headers })
+            : await first.request('DELETE', `${API}/servers/${write.entryId}`, { headers });
+      if (reply.status < 200 || reply.status >= 300) assert.fail(`${rid} answered ${reply.status} before the kill: ${reply.text}`);
+      if (write.action === 'create') {
+        write.entryId = reply.body.id;
+        own.push(reply.body.id);
       }
-    };
-    const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
-    await Promise.race([killing, new Promise((done) => setTimeout(done, KILL_AFTER_MS))]);
-    killed = true;
-    await first.kill();
-    await Promise.all(writers);
-    assert.ok(acknowledged.size > 0, 'some writes were acknowledged before the kill');
-    assert.ok(failedInFlight > 0, 'the kill cut requests in flight');
+      acknowledged.set(rid, write);
+    });
 
     second = await startServer({ dataDir: first.dataDir, database: first.database });
     const records = await changesAfter(second, 0);

@@ -5,12 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { allEntries } from './support/entries.js';
+import { killUnderWriters } from './support/kill-under-writers.js';
 import { startServer, type TestServer } from './support/server.js';
 
-const WRITERS = 12;
-// Enough acknowledged writes that the kill lands in a busy stream, not at its start.
-const KILL_AFTER_ACKNOWLEDGED = 150;
-const KILL_AFTER_MS = 4000;
+const KILL_PLAN = { writers: 12, killAfterAcknowledged: 150, killAfterMs: 4000 };
 
 interface SentServer {
   ip: string;
@@ -43,37 +41,13 @@ test('SIGKILL during concurrent writes loses no acknowledged entry and leaves no
   try {
     const sent = new Map<string, SentServer>();
     const acknowledged = new Map<string, number>();
-    let failedInFlight = 0;
-    let killed = false;
-    let kill: () => void = () => undefined;
-    const killing = new Promise<void>((done) => (kill = done));
-
-    const writer = async (w: number): Promise<void> => {
-      for (let n = 0; !killed; n++) {
-        const body = entryFor(w, n);
-        sent.set(body.hostname, body);
-        try {
-          const reply = await first.request('POST', '/en/api/config/servers', { body });
-          if (reply.status >= 200 && reply.status < 300) {
-            acknowledged.set(body.hostname, reply.body.id);
-            if (acknowledged.size >= KILL_AFTER_ACKNOWLEDGED) kill();
-          } else {
-            assert.fail(`POST answered ${reply.status} before the kill: ${reply.text}`);
-          }
-        } catch (error) {
-          if (!killed) throw error;
-          failedInFlight++;
-          return;
-        }
-      }
-    };
-    const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
-    await Promise.race([killing, new Promise((done) => setTimeout(done, KILL_AFTER_MS))]);
-    killed = true;
-    await first.kill();
-    await Promise.all(writers);
-    assert.ok(acknowledged.size > 0, 'some writes were acknowledged before the kill');
-    assert.ok(failedInFlight > 0, 'the kill cut requests in flight');
+    const { failedInFlight } = await killUnderWriters(first, KILL_PLAN, async (w, n) => {
+      const body = entryFor(w, n);
+      sent.set(body.hostname, body);
+      const reply = await first.request('POST', '/en/api/config/servers', { body });
+      if (reply.status < 200 || reply.status >= 300) assert.fail(`POST answered ${reply.status} before the kill: ${reply.text}`);
+      acknowledged.set(body.hostname, reply.body.id);
+    });
 
     second = await startServer({ dataDir: first.dataDir, database: first.database });
     const stored = (await allEntries(second, 'servers')).filter((item) => String(item.hostname).startsWith('crash-'));
