@@ -3,7 +3,6 @@
 // only records what it found; the rate limit reads it next, and the authorization hook decides.
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { bearerToken } from '../../auth/api-tokens.js';
 import type { Caller } from '../../auth/caller.js';
 import { TokenIndex } from '../../auth/token-index.js';
 import type { Config } from '../../config/config.js';
@@ -26,11 +25,10 @@ declare module 'fastify' {
 }
 
 /** What the hook does with each request; on its own so that `npm run bench:auth` times exactly it. */
-export function authenticate(request: Pick<FastifyRequest, 'headers' | 'ip' | 'caller' | 'refusal'>, index: TokenIndex): void {
+export function authenticate(request: Pick<FastifyRequest, 'headers' | 'ip' | 'caller' | 'refusal'> & { raw: { socket: object | null } }, index: TokenIndex): void {
   const header = request.headers.authorization;
   if (header === undefined) return;
-  const presented = bearerToken(header);
-  const token = presented === undefined ? undefined : index.identify(presented);
+  const token = index.identifyHeader(header, request.raw.socket);
   if (token === undefined) {
     request.refusal = 'invalid';
     return;
