@@ -20,6 +20,8 @@
 // - In a loop: the hooks' functions timed in this process (scripts/support/auth-hook-timing.ts),
 //   a lower bound (the loop keeps code and data in the CPU's caches).
 //
+// BENCH_AUTH_KEEP=1 keeps the temporary folder (databases, throw-away keys, logs, profiles).
+//
 // Replaces a callgrind count of instructions per request (until 2026-11-23): its rounds
 // differed by 38-65 % (where V8's collections fell), and valgrind made a request 80 ms long.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
