@@ -6,7 +6,8 @@
 // 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
-// database; SQLite only). BENCH_DATABASE=postgres runs it all on a fresh PostgreSQL database
+// database; SQLite only): on a shared machine that ratio moves by far more than 5 %, so the
+// figure of what authentication costs comes from `npm run bench:auth` (scripts/bench-auth.ts). BENCH_DATABASE=postgres runs it all on a fresh PostgreSQL database
 // (scripts/support/bench-database.ts). Then the change feed (scripts/support/change-bench.ts;
 // BENCH_CHANGES=0 skips it). Prints tables; nothing here is a pass/fail test, except that a run with errors or
 // a lost acknowledged write exits non-zero.
@@ -319,6 +320,7 @@ async function benchTokens(rows: number, dataDir: string, results: Row[], notes:
       );
       results.push({ rows, scenario: withToken.name, project, ceiling, against: 'anonymous' });
     }
+    notes.push('GET by id with a token vs anonymous: two processes compared by throughput, which moves with the machine; npm run bench:auth measures what authentication costs');
   } finally {
     await stopped(twin.child, 'SIGTERM');
     await stopped(service.child, 'SIGTERM');

@@ -3,6 +3,7 @@
 // at once, an expired one with a 401 that says so, one used from outside its allowed_ips
 // with a 403; environment tokens have names; the database and the logs hold no token.
 import assert from 'node:assert/strict';
+import { Agent, request as httpRequest } from 'node:http';
 import { describe, test } from 'node:test';
 import { logLines } from './support/log-lines.js';
 import { serverPerSuite } from './support/server.js';
@@ -106,6 +107,31 @@ describe('managed tokens', () => {
     assert.equal((await server.request('GET', `${TOKENS}/${doomed.id}`, { headers: bearer(ADMIN) })).status, 404);
     assert.equal((await server.request('GET', `${TOKENS}/abc`, { headers: bearer(ADMIN) })).status, 404);
     assert.equal((await server.request('PATCH', `${TOKENS}/1`, { headers: bearer(ADMIN), body: {} })).status, 405);
+  });
+
+  test('a revoked token is refused at once on a keep-alive connection that used it before (the connection memo)', async () => {
+    const doomed = await create({ name: 'doomed-keep-alive', scope: 'read' });
+    // One connection for both GETs: the service remembers its header between them.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const get = () =>
+      new Promise<number>((done, fail) => {
+        const sent = httpRequest(`${server.url}${TAGS}`, { agent, headers: bearer(doomed.token) }, (response) => {
+          sockets.add(response.socket);
+          response.resume();
+          response.on('end', () => done(response.statusCode ?? 0));
+        });
+        sent.on('error', fail);
+        sent.end();
+      });
+    try {
+      assert.deepEqual([await get(), await get()], [200, 200]);
+      assert.equal((await server.request('DELETE', `${TOKENS}/${doomed.id}`, { headers: bearer(ADMIN) })).status, 200);
+      assert.equal(await get(), 401);
+      assert.equal(sockets.size, 1, 'the three GETs went over one connection');
+    } finally {
+      agent.destroy();
+    }
   });
 
   test('an expired token is 401 with a detail and a challenge that say it expired', async () => {

@@ -6,7 +6,7 @@
 // found by their first characters and then compared whole in constant time.
 import { timingSafeEqual } from 'node:crypto';
 import { addressMatcher } from './address-ranges.js';
-import { fingerprint, type EnvironmentToken } from './api-tokens.js';
+import { bearerToken, fingerprint, type EnvironmentToken } from './api-tokens.js';
 import type { Caller, TokenScope } from './caller.js';
 
 /** A managed token as the database holds it. */
@@ -41,6 +41,30 @@ const SEEN_MAX = 100_000;
 
 // SHA-256 and HMAC-SHA-256 in base64url: 43 characters.
 const DIGEST_CHARS = 43;
+
+/** What a connection last sent as its Authorization header, and what it was found to be. */
+interface ConnectionMemo {
+  readonly header: string;
+  readonly token: KnownToken | undefined;
+  /** The index's generation then: any change to the tokens makes the memo stale. */
+  readonly generation: number;
+}
+
+// A client sends the same header on every request of a keep-alive connection; hashing it each
+// time was half of what authentication cost a GET by id (npm run bench:auth). Kept on the
+// connection (one entry each, gone with it), so nothing grows with the number of clients.
+const MEMO = Symbol('authorization memo');
+
+type Connection = object & { [MEMO]?: ConnectionMemo };
+
+/** Whether two texts are equal, in a time that depends on their length only: the memo may hold
+ * another client's header where a proxy shares one upstream connection between clients. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
+}
 
 class DigestTable {
   private readonly buckets = new Map<string, { digest: Buffer; token: KnownToken }[]>();
@@ -101,6 +125,8 @@ export class TokenIndex {
   private readonly byId = new Map<number, KnownToken>();
   private readonly digests = new Map<number, string>();
   private unsaved: KnownToken[] = [];
+  /** Moves at every change of the tokens: connection memos older than it are not used. */
+  private generation = 0;
 
   constructor(
     environment: readonly EnvironmentToken[],
@@ -124,6 +150,17 @@ export class TokenIndex {
     const managed = this.managed.find(this.keyedDigest(token));
     if (managed !== undefined && this.seen.size < SEEN_MAX) this.seen.add(print, managed);
     return managed;
+  }
+
+  /** The token of an Authorization header (undefined: malformed or unknown), remembered on
+   * the connection it came by until the connection sends another header or a token changes. */
+  identifyHeader(header: string, connection: Connection | null | undefined): KnownToken | undefined {
+    const memo = connection?.[MEMO];
+    if (memo !== undefined && memo.generation === this.generation && sameText(memo.header, header)) return memo.token;
+    const presented = bearerToken(header);
+    const token = presented === undefined ? undefined : this.identify(presented);
+    if (connection !== null && connection !== undefined) connection[MEMO] = { header, token, generation: this.generation };
+    return token;
   }
 
   /** Notes that a request was accepted with the token. */
@@ -154,6 +191,8 @@ export class TokenIndex {
 
   addManaged(token: ManagedToken): KnownToken {
     this.removeManaged(token.id);
+    // A header remembered as unknown may be this token.
+    this.generation += 1;
     const entry = known({ name: token.name, scope: token.scope }, token.id, token.expiresAt, token.allowedIps);
     this.managed.add(token.digest, entry);
     this.byId.set(token.id, entry);
@@ -174,6 +213,7 @@ export class TokenIndex {
 
   /** Only the environment tokens are known by their SHA-256 until managed ones are seen again. */
   private forgetSeen(): void {
+    this.generation += 1;
     this.seen.clear();
     for (const token of this.environment) this.seen.add(token.fingerprint, known(token.caller, undefined, null, null));
   }

@@ -28,7 +28,7 @@ declare module 'fastify' {
 
 /** Fastify builds a new `routeOptions` object at every read; the facts a request's metrics
  * and log line need are read from it once. Needs `app.decorateRequest('routeFacts', null)`. */
-export function routeFacts(request: FastifyRequest): RouteFacts {
+export function routeFacts(request: Pick<FastifyRequest, 'routeFacts' | 'routeOptions'>): RouteFacts {
   // Undefined, not null, on the requests Fastify makes for its own framework errors (an
   // over-long path segment, a bad URL), which skip the decorators.
   if (request.routeFacts === null || request.routeFacts === undefined) {

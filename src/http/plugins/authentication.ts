@@ -2,7 +2,7 @@
 // in-memory token index (no database), then checked for expiry and client address. This hook
 // only records what it found; the rate limit reads it next, and the authorization hook decides.
 import fp from 'fastify-plugin';
-import { bearerToken } from '../../auth/api-tokens.js';
+import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../../auth/caller.js';
 import { TokenIndex } from '../../auth/token-index.js';
 import type { Config } from '../../config/config.js';
@@ -24,6 +24,23 @@ declare module 'fastify' {
   }
 }
 
+/** What the hook does with each request; on its own so that `npm run bench:auth` times exactly it. */
+export function authenticate(request: Pick<FastifyRequest, 'headers' | 'ip' | 'caller' | 'refusal'> & { raw: { socket: object | null } }, index: TokenIndex): void {
+  const header = request.headers.authorization;
+  if (header === undefined) return;
+  const token = index.identifyHeader(header, request.raw.socket);
+  if (token === undefined) {
+    request.refusal = 'invalid';
+    return;
+  }
+  request.caller = token.caller;
+  const now = Date.now();
+  if (now >= token.expiresAt) request.refusal = 'expired';
+  // request.ip reads X-Forwarded-For only from the proxies TRUST_PROXY names.
+  else if (token.allows !== undefined && !token.allows(request.ip)) request.refusal = 'address';
+  else index.used(token, now);
+}
+
 export default fp<{ config: Config }>(
   async (app, { config }) => {
     const digester = createTokenDigester(loadTokenKey(config.tokenKey, config.tokenKeyFile));
@@ -34,23 +51,7 @@ export default fp<{ config: Config }>(
     app.decorateRequest('refusal', null);
 
     app.addHook('onRequest', (request, _reply, done) => {
-      const header = request.headers.authorization;
-      if (header === undefined) {
-        done();
-        return;
-      }
-      const presented = bearerToken(header);
-      const token = presented === undefined ? undefined : index.identify(presented);
-      if (token === undefined) {
-        request.refusal = 'invalid';
-      } else {
-        request.caller = token.caller;
-        const now = Date.now();
-        if (now >= token.expiresAt) request.refusal = 'expired';
-        // request.ip reads X-Forwarded-For only from the proxies TRUST_PROXY names.
-        else if (token.allows !== undefined && !token.allows(request.ip)) request.refusal = 'address';
-        else index.used(token, now);
-      }
+      authenticate(request, index);
       done();
     });
   },
