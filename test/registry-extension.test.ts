@@ -131,4 +131,10 @@ describe('an eighth resource: one registry entry and one migration', () => {
     };
     assert.throws(() => new Registry([...RESOURCES, broken]), /widgets\.owner points at no resource "owners".*unique rule names no field "labell"|unique rule names no field "labell".*widgets\.owner points at no resource "owners"/);
   });
+
+  test('links may copy only a soft-deleted owner’s flag', () => {
+    const link = { table: 'widget_tags', ownerColumn: 'id_widget', targetColumn: 'id_tag', filter: 'tag', addField: 'add_tags', removeField: 'remove_tags', ownerDeletedColumn: 'owner_deleted' };
+    const tagged: ResourceDefinition = { ...widgets, fields: { ...widgets.fields, tags: { type: types.referenceSet('tags', 10), column: 'tags', link, description: text('x') } } };
+    assert.throws(() => new Registry([...RESOURCES, tagged]), /widgets\.tags: only the links of a soft-deleted resource copy its flag/);
+  });
 });

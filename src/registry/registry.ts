@@ -62,6 +62,7 @@ export class Registry {
       const target = field.type.references?.resource;
       if (target !== undefined && !this.byName.has(target)) problems.push(`${resource.name}.${name} points at no resource "${target}"`);
       if ((field.type.references?.many === true) !== (field.link !== undefined)) problems.push(`${resource.name}.${name}: a set of ids needs a link table, and only it`);
+      if (field.link?.ownerDeletedColumn !== undefined && resource.deletion.mode !== 'soft') problems.push(`${resource.name}.${name}: only the links of a soft-deleted resource copy its flag`);
     }
     return problems;
   }

@@ -21,6 +21,12 @@ export interface LinkTable {
    * read-modify-write race. */
   readonly addField: string;
   readonly removeField: string;
+  /** A column of the link table that copies its owner's soft-delete flag (0 live, 1 deleted),
+   * kept in step by the store (delete, restore, every link written). A list filtered by the
+   * set then skips deleted owners, and counts its matches, from the link table's index alone
+   * instead of reading each owner (README, Decisions, "A tag filter is driven by its link
+   * table"). Only for an owner that is soft-deleted. */
+  readonly ownerDeletedColumn?: string;
 }
 
 export interface FieldDefinition {

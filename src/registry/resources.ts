@@ -138,7 +138,7 @@ const servers: ResourceDefinition = {
     tags: {
       type: types.referenceSet('tags', 100),
       column: 'tags',
-      link: { table: 'server_tags', ownerColumn: 'id_server', targetColumn: 'id_tag', filter: 'tag', addField: 'add_tags', removeField: 'remove_tags' },
+      link: { table: 'server_tags', ownerColumn: 'id_server', targetColumn: 'id_tag', filter: 'tag', addField: 'add_tags', removeField: 'remove_tags', ownerDeletedColumn: 'owner_deleted' },
       default: [],
       description: {
         en: 'Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead.',

@@ -46,14 +46,21 @@ export function listStatements(
   // would collect every owner of the tag first (all 10,000 of a tag at a million servers, on
   // every request). Only while the link table's columns cannot be mistaken for the resource's.
   const firstLink = list.linkFilters[0]?.link;
-  const canDrive = firstLink !== undefined && ![firstLink.ownerColumn, firstLink.targetColumn].some((column) => column in resource.fields || Object.values(resource.fields).some((field) => field.column === column));
+  const linkColumns = firstLink === undefined ? [] : [firstLink.ownerColumn, firstLink.targetColumn, ...(firstLink.ownerDeletedColumn === undefined ? [] : [firstLink.ownerDeletedColumn])];
+  const canDrive = firstLink !== undefined && !linkColumns.some((column) => column in resource.fields || Object.values(resource.fields).some((field) => field.column === column));
+  // Where the link table copies the owner's deleted flag, its index (target, owner, flag)
+  // skips deleted owners without reading them.
+  const linkFlag = canDrive && hideDeleted ? firstLink!.ownerDeletedColumn : undefined;
   const matching = (slot: SlotMaker, driven: boolean) => {
     const column = (name: string) => (driven ? `${resource.table}.${name}` : name);
     let query = driven
       ? db.selectFrom(firstLink!.table).crossJoin(resource.table).whereRef(`${resource.table}.id`, '=', `${firstLink!.table}.${firstLink!.ownerColumn}`)
       : db.selectFrom(resource.table);
+    if (driven && linkFlag !== undefined) query = query.where(`${firstLink!.table}.${linkFlag}`, '=', 0);
     // "Not deleted" holds for nearly every server: it must not be looked up in an index
     // (a planner that did would then sort every live server), see DialectQueries.notIndexed.
+    // Checked on the owner's row too where the link's copy decided already: the row is read
+    // for the page anyway, and the check costs nothing there.
     if (hideDeleted && flagColumn !== undefined) query = query.where(queries.notIndexed(column(flagColumn)), '=', 0);
     list.filters.forEach((filter, index) => {
       query = query.where(column(filter.column), '=', slot(index));
@@ -95,10 +102,19 @@ export function listStatements(
   const filtered = list.filters.length > 0 || list.linkFilters.length > 0 || search !== undefined;
   // A count stopped after `countAtMost` matches: read through the index of the filter, it
   // costs at most that many index entries, however many match.
+  // Filtered by one set alone, the matches are the link table's rows of that id (those of
+  // live owners, from its copy of the flag): counted from its index, no owner read.
+  const linkAlone = canDrive && list.linkFilters.length === 1 && list.filters.length === 0 && search === undefined && (!hideDeleted || linkFlag !== undefined);
+  const counted = (slot: SlotMaker) => {
+    if (!linkAlone) return matching(slot, canDrive);
+    let query = db.selectFrom(firstLink!.table).where(firstLink!.targetColumn, '=', slot(0));
+    if (linkFlag !== undefined) query = query.where(linkFlag, '=', 0);
+    return query;
+  };
   const count = filtered
     ? templates.get(`count ${resource.table} ${where}`, (slot) =>
         db
-          .selectFrom(matching(slot, canDrive).select(sql.lit(1).as('one')).limit(slot(values.length)).as('matches'))
+          .selectFrom(counted(slot).select(sql.lit(1).as('one')).limit(slot(values.length)).as('matches'))
           .select((eb) => eb.fn.countAll().as('total')),
       )
     : undefined;

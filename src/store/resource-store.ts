@@ -148,14 +148,20 @@ export class ResourceStore {
     return readChanges(this.handle.db, this.templates, resource);
   }
 
-  /** How the database would run the page query of `list` (or its count), and whether it reads
-   * the whole table (the planner test looks at the very statements lists run). */
-  async explainList(resource: ResourceDefinition, list: ListQuery, statement: 'page' | 'count' = 'page'): Promise<{ plan: Record<string, unknown>[]; wholeTable: boolean; sortsAll: boolean }> {
+  /** How the database would run the page query of `list` (or its count), whether it reads the
+   * resource's table at all, or the whole of it (the planner test looks at the very statements
+   * lists run). */
+  async explainList(
+    resource: ResourceDefinition,
+    list: ListQuery,
+    statement: 'page' | 'count' = 'page',
+  ): Promise<{ plan: Record<string, unknown>[]; readsTable: boolean; wholeTable: boolean; sortsAll: boolean }> {
     const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     if (statement === 'count' && statements.count === undefined) throw new Error('an unfiltered list has no count');
     const explain = this.handle.queries.explain(statement === 'count' ? statements.count!.with(statements.countValues) : statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
-    return { plan, wholeTable: this.handle.queries.scansWholeTable(plan, resource.table), sortsAll: this.handle.queries.sortsAllRows(plan) };
+    const queries = this.handle.queries;
+    return { plan, readsTable: queries.readsTable(plan, resource.table), wholeTable: queries.scansWholeTable(plan, resource.table), sortsAll: queries.sortsAllRows(plan) };
   }
 
   /** Brings the planner's statistics of every resource table up to date. */

@@ -14,6 +14,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import { serializeChange, writeChanges, type Author, type PendingChange, type SerializedChange } from './change-log.js';
+import { markLinkOwner, writeLinks } from './link-rows.js';
 import { adjustCount } from './resource-counts.js';
 
 type AnyDb = Kysely<any>;
@@ -79,7 +80,7 @@ export class StoreTransaction {
     const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
-    await this.writeLinks(resource, entry, values, undefined);
+    await writeLinks(this.db, resource, entry, values, undefined);
     this.countChange(resource, 1, 1);
     return entry;
   }
@@ -89,7 +90,7 @@ export class StoreTransaction {
     const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
     const candidate = { ...existing, ...values };
     const entry = await this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
-    await this.writeLinks(resource, entry, values, existing);
+    await writeLinks(this.db, resource, entry, values, existing);
     this.countChange(resource, 0, 0);
     return entry;
   }
@@ -145,6 +146,7 @@ export class StoreTransaction {
       if (this.failureOf(error) === 'unique') throw new UniqueConflict(resource.unique.filter((rule) => rule.amongLive));
       throw error;
     }
+    await markLinkOwner(this.db, this.templates, resource, existing.id, 0);
     this.countChange(resource, 0, 1);
     return { ...existing, [deletion.flagField]: 0, updated_at: now };
   }
@@ -198,6 +200,7 @@ export class StoreTransaction {
         .where('id', '=', slot(1)),
     );
     await query.execute(this.db, [now, id]);
+    await markLinkOwner(this.db, this.templates, resource, id, 1);
     this.countChange(resource, 0, -1);
   }
 
@@ -293,24 +296,6 @@ export class StoreTransaction {
   private countChange(resource: ResourceDefinition, total: number, live: number): void {
     const change = this.countChanges.get(resource) ?? { total: 0, live: 0 };
     this.countChanges.set(resource, { total: change.total + total, live: change.live + live });
-  }
-
-  /** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
-   * shows them in `entry`. */
-  private async writeLinks(resource: ResourceDefinition, entry: Entry, values: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
-    for (const [name, link] of linkedFields(resource)) {
-      const previous = (existing?.[name] as number[] | undefined) ?? [];
-      const next = (values[name] as number[] | undefined) ?? previous;
-      entry[name] = next;
-      const removed = previous.filter((id) => !next.includes(id));
-      const added = next.filter((id) => !previous.includes(id));
-      if (removed.length > 0) {
-        await this.db.deleteFrom(link.table).where(link.ownerColumn, '=', entry.id).where(link.targetColumn, 'in', removed).execute();
-      }
-      if (added.length > 0) {
-        await this.db.insertInto(link.table).values(added.map((id) => ({ [link.ownerColumn]: entry.id, [link.targetColumn]: id }))).execute();
-      }
-    }
   }
 
   /** Runs an insert or update template over `row`'s columns; the stored entry comes back

@@ -100,6 +100,8 @@ export interface DialectQueries {
   explain(query: CompiledQuery): CompiledQuery;
   /** Whether a plan of `explain` reads every row of `table` (rather than through an index). */
   scansWholeTable(plan: readonly Record<string, unknown>[], table: string): boolean;
+  /** Whether a plan of `explain` reads `table` at all (its rows, or an index of its own). */
+  readsTable(plan: readonly Record<string, unknown>[], table: string): boolean;
   /** Whether a plan of `explain` sorts every matching row (rather than reading them in order). */
   sortsAllRows(plan: readonly Record<string, unknown>[]): boolean;
 }

@@ -125,6 +125,7 @@ export const mariadbDialect: DatabaseDialect = {
     explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
     // Access type ALL: every row of the table is read.
     sortsAllRows: (plan) => plan.some((row) => String(row.Extra ?? '').includes('Using filesort')),
+    readsTable: (plan, table) => plan.some((row) => row.table === table),
     scansWholeTable: (plan, table) => plan.some((row) => row.table === table && row.type === 'ALL'),
   },
 };

@@ -126,6 +126,8 @@ export const postgresDialect: DatabaseDialect = {
     explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
     // An Incremental Sort sorts only ties of the keys read in order.
     sortsAllRows: (plan) => plan.some((row) => /^\s*(->\s*)?Sort\b/.test(String(row['QUERY PLAN']))),
+    // Seq Scan, Index (Only) Scan, Bitmap Heap Scan: each names the table it reads.
+    readsTable: (plan, table) => plan.some((row) => new RegExp(` on ${table}\\b`).test(String(row['QUERY PLAN']))),
     scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`Seq Scan on ${table}\\b`).test(String(row['QUERY PLAN']))),
   },
 };

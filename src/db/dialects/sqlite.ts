@@ -280,6 +280,7 @@ export const sqliteDialect: DatabaseDialect = {
     // (a sort read in index order, stopped at the page's end); SEARCH looks up.
     // "USE TEMP B-TREE FOR RIGHT PART OF ORDER BY" sorts only ties of the first key.
     sortsAllRows: (plan) => plan.some((row) => String(row.detail) === 'USE TEMP B-TREE FOR ORDER BY'),
+    readsTable: (plan, table) => plan.some((row) => new RegExp(`^(SCAN|SEARCH) ${table}\\b`).test(String(row.detail))),
     scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`^SCAN ${table}\\b(?!.*USING (COVERING )?INDEX)`).test(String(row.detail))),
   },
 };

@@ -7,6 +7,7 @@ import * as apiTokens from './0004-api-tokens.js';
 import * as fleetScaleLists from './0005-fleet-scale-lists.js';
 import * as changeLog from './0006-change-log.js';
 import * as countingIndexes from './0007-counting-indexes.js';
+import * as tagLiveFlag from './0008-tag-live-flag.js';
 import * as trimmedSearchIndex from './0009-trimmed-search-index.js';
 import type { Migration } from './ddl.js';
 
@@ -18,5 +19,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005-fleet-scale-lists': fleetScaleLists,
   '0006-change-log': changeLog,
   '0007-counting-indexes': countingIndexes,
+  '0008-tag-live-flag': tagLiveFlag,
   '0009-trimmed-search-index': trimmedSearchIndex,
 };

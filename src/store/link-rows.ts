@@ -1,0 +1,41 @@
+// The rows of link tables (one row per pair of a set of ids), as a store transaction writes
+// them. A link table that copies its owner's soft-delete flag (LinkTable.ownerDeletedColumn)
+// gets the owner's state on every row written, and again when the owner is deleted or
+// restored, in the same transaction: a list filtered by the set trusts that copy to skip and
+// count deleted owners without reading them, so no write may leave it behind.
+import type { Kysely } from 'kysely';
+import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { linkedFields, type Entry } from './entry-rows.js';
+import type { QueryTemplates } from './query-templates.js';
+
+type AnyDb = Kysely<any>;
+
+/** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
+ * shows them in `entry` (the owner as stored: a deleted one may still be changed). */
+export async function writeLinks(db: AnyDb, resource: ResourceDefinition, entry: Entry, values: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
+  const deleted = resource.deletion.mode === 'soft' && entry[resource.deletion.flagField] === 1 ? 1 : 0;
+  for (const [name, link] of linkedFields(resource)) {
+    const previous = (existing?.[name] as number[] | undefined) ?? [];
+    const next = (values[name] as number[] | undefined) ?? previous;
+    entry[name] = next;
+    const removed = previous.filter((id) => !next.includes(id));
+    const added = next.filter((id) => !previous.includes(id));
+    if (removed.length > 0) {
+      await db.deleteFrom(link.table).where(link.ownerColumn, '=', entry.id).where(link.targetColumn, 'in', removed).execute();
+    }
+    if (added.length > 0) {
+      const flag = link.ownerDeletedColumn === undefined ? {} : { [link.ownerDeletedColumn]: deleted };
+      await db.insertInto(link.table).values(added.map((id) => ({ [link.ownerColumn]: entry.id, [link.targetColumn]: id, ...flag }))).execute();
+    }
+  }
+}
+
+/** Copies an owner's new soft-delete flag (1 deleted, 0 restored) into its links. */
+export async function markLinkOwner(db: AnyDb, templates: QueryTemplates, resource: ResourceDefinition, id: number, deleted: 0 | 1): Promise<void> {
+  for (const [, link] of linkedFields(resource)) {
+    const column = link.ownerDeletedColumn;
+    if (column === undefined) continue;
+    const query = templates.get(`mark owner ${link.table}`, (slot) => db.updateTable(link.table).set({ [column]: slot(0) }).where(link.ownerColumn, '=', slot(1)));
+    await query.execute(db, [deleted, id]);
+  }
+}
