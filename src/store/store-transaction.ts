@@ -80,7 +80,7 @@ export class StoreTransaction {
     const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
-    await writeLinks(this.db, resource, entry, values, undefined);
+    await writeLinks(this.db, this.templates, resource, entry, values, undefined);
     this.countChange(resource, 1, 1);
     return entry;
   }
@@ -90,7 +90,7 @@ export class StoreTransaction {
     const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
     const candidate = { ...existing, ...values };
     const entry = await this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
-    await writeLinks(this.db, resource, entry, values, existing);
+    await writeLinks(this.db, this.templates, resource, entry, values, existing);
     this.countChange(resource, 0, 0);
     return entry;
   }
