@@ -110,8 +110,16 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
     server = undefined;
     await fillUp(join(disk.path, 'ballast'));
     const refused = runToExit(keyDir, { DATABASE_URL: database.url });
-    assert.equal(refused.status, 1, refused.stdout + refused.stderr);
-    assert.match(refused.stderr, /^config-api: cannot start: SQLite cannot use .*: its disk is full \(SQLITE_[A-Z_]+\), .*free space and start again\n$/);
+    if (refused.status === null) {
+      // The tmpfs kept a page or two where SQLite could open the database (seen once in about
+      // twenty runs): the start then goes on, not ready, and says why at once (README, Faults,
+      // "The disk is full at start"); runToExit killed it after 15 s.
+      t.diagnostic('the start on the full disk found room to open the database: it served, not ready');
+      assert.match(refused.stdout, /"level":50,[^\n]*"msg":"the database disk is full: writes are refused \(507\) until space is freed"/, refused.stdout + refused.stderr);
+    } else {
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.match(refused.stderr, /^config-api: cannot start: SQLite cannot use .*: its disk is full \(SQLITE_[A-Z_]+\), .*free space and start again\n$/);
+    }
     unlinkSync(join(disk.path, 'ballast'));
     server = await startServer({ database, dataDir: keyDir });
     const later = { ip: '192.0.2.201', port: 3306, hostname: 'after-the-full-start' };
