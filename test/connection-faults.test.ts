@@ -60,8 +60,11 @@ describe('SIGTERM with a filled accept queue', () => {
           // its SIGTERM; a worker that ran then would answer those as usual (keep-alive, closed
           // cleanly after), as it would a request that came just before a real stop. The workers
           // go on once the stop has been passed to them: this test looks at what follows.
-          if (workers > 1) await waitForLogs(server.logs, (all) => all.some((line) => /^stopping: passing the signal/.test(String(line.msg)))).catch(() => undefined);
-          for (const pid of frozen) if (pid !== server.pid) process.kill(pid, 'SIGCONT');
+          try {
+            if (workers > 1) await waitForLogs(server.logs, (all) => all.some((line) => /^stopping: passing the signal/.test(String(line.msg))));
+          } finally {
+            for (const pid of frozen) if (pid !== server.pid) process.kill(pid, 'SIGCONT');
+          }
         }
         const results = await Promise.all(exchanges.map((exchange) => exchange.result));
         const exitCode = await server.stop();
