@@ -24,6 +24,10 @@ function comparable(body: unknown): unknown {
   return JSON.parse(JSON.stringify(body), (key, value) => (['id', 'created_at', 'updated_at'].includes(key) ? '*' : value));
 }
 
+async function changesSince(since: number): Promise<{ id: number; action: string; after: unknown }[]> {
+  return (await server.request('GET', `/en/api/changes?since=${since}&limit=1000`)).body.items;
+}
+
 describe('bulk writes', () => {
   test('POST of an array creates every entry in one go', async () => {
     const bodies = [{ name: name() }, { name: name(), color: '#000000' }, { name: name() }];
@@ -62,6 +66,32 @@ describe('bulk writes', () => {
     const thousand = await server.request('POST', `${API}/servers`, { body: Array.from({ length: 1000 }, (_, index) => ({ ip: `10.31.${index >> 8}.${index & 255}` })) });
     assert.equal(thousand.status, 201);
     assert.equal(thousand.body.count, 1000);
+  });
+
+  test('a bulk create is stored in statements of 100, 10 and 1 rows: each entry as sent, in order, with its sets', async () => {
+    const tags = (await server.request('POST', `${API}/tags`, { body: [{ name: name() }, { name: name() }] })).body.items.map((tag: { id: number }) => tag.id);
+    // 123 = 100 + 2 x 10 + 3 x 1: every size of statement, and entries whose sets differ in size.
+    const bodies = Array.from({ length: 123 }, (_, index) => ({ ip: `10.35.0.${index}`, hostname: `batch-${index}`, tags: tags.slice(0, index % 3) }));
+    let since = 0;
+    for (let page = await changesSince(since); page.length > 0; page = await changesSince(since)) since = page[page.length - 1]!.id;
+    const reply = await server.request('POST', `${API}/servers`, { body: bodies });
+    assert.equal(reply.status, 201, reply.text);
+    const items = reply.body.items as { id: number; ip: string; hostname: string; tags: number[] }[];
+    assert.deepEqual(items.map((item) => [item.ip, item.hostname, item.tags]), bodies.map((body) => [body.ip, body.hostname, body.tags]));
+    assert.ok(items.every((item, index) => index === 0 || item.id > items[index - 1]!.id), 'ids follow the order of the request');
+    for (const index of [0, 99, 100, 119, 120, 122]) assert.deepEqual((await server.request('GET', `${API}/servers/${items[index]!.id}`)).body.item, items[index]);
+    const tagged = await server.request('GET', `${API}/servers?tag=${tags[1]}&limit=1000`);
+    assert.deepEqual(tagged.body.items.map((item: { id: number }) => item.id).sort(), items.filter((item) => item.tags.includes(tags[1]!)).map((item) => item.id).sort());
+    const recorded = await changesSince(since);
+    assert.deepEqual(recorded.map((record) => [record.action, record.after]), items.map((item) => ['create', item]), 'one change record per entry, in order, as answered');
+
+    // An entry whose values another entry holds, in the third statement of its request (the
+    // first of 10 rows): refused by its index, and nothing of the request is stored.
+    const clash = Array.from({ length: 115 }, (_, index) => ({ ip: `10.35.1.${index}` }));
+    clash[104] = { ip: '10.35.0.7' };
+    const refused = await unchanged(() => server.request('POST', `${API}/servers`, { body: clash }));
+    assert.equal(refused.status, 409, refused.text);
+    assert.deepEqual(problems(refused), ['104:ip', '104:port']);
   });
 
   test('PATCH of an array updates each entry by id, all or nothing', async () => {

@@ -141,17 +141,7 @@ async function lockExisting(tx: StoreTransaction, plan: { readonly resource: Wri
 async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   const { resource } = plan;
   const existing = plan.id === undefined ? undefined : await lockExisting(tx, { resource, id: plan.id, ifMatch: plan.ifMatch });
-  const candidate: Record<string, unknown> = { ...existing, ...plan.values };
-  for (const change of plan.linkChanges) {
-    const held = (candidate[change.field] as number[] | undefined) ?? [];
-    candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
-  }
-
-  const problems = await checkRule(tx, plan, candidate);
-  problems.push(...(await checkReferences(tx, plan)));
-  if (problems.length > 0) throw validationFailed(problems);
-
-  const values = await changedValues(tx, plan, candidate, existing);
+  const values = await checkedValues(tx, plan, existing);
   // A write that changes nothing writes nothing: updated_at and the entity tag stay.
   if (existing !== undefined && values === undefined) return existing;
   let entry: Entry;
@@ -160,9 +150,28 @@ async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   } catch (error) {
     throw error instanceof UniqueConflict ? error.problem() : error;
   }
-  const secretsChanged = Object.keys(values!).filter((name) => resource.fields[name]?.writeOnly === true);
-  tx.recordChange({ action: plan.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged });
+  recordWrite(tx, plan, existing, entry, values!);
   return entry;
+}
+
+/** The values a write stores, once the resource's rule and the references allow them;
+ * undefined for an update that changes no field. */
+async function checkedValues(tx: StoreTransaction, plan: WritePlan, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
+  const candidate: Record<string, unknown> = { ...existing, ...plan.values };
+  for (const change of plan.linkChanges) {
+    const held = (candidate[change.field] as number[] | undefined) ?? [];
+    candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
+  }
+  const problems = await checkRule(tx, plan, candidate);
+  problems.push(...(await checkReferences(tx, plan)));
+  if (problems.length > 0) throw validationFailed(problems);
+  return changedValues(tx, plan, candidate, existing);
+}
+
+function recordWrite(tx: StoreTransaction, plan: WritePlan, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
+  const { resource } = plan;
+  const secretsChanged = Object.keys(values).filter((name) => resource.fields[name]?.writeOnly === true);
+  tx.recordChange({ action: plan.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged });
 }
 
 /** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
@@ -244,6 +253,7 @@ async function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> 
  * its entry by `index` (a clash between two entries of the request included, since the
  * earlier one is already written when the later one is checked). */
 async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | undefined)[]> {
+  if (plan.operation === 'create') return createAll(tx, plan.entries as readonly WritePlan[]);
   const entries: (Entry | undefined)[] = [];
   for (const [index, entry] of plan.entries.entries()) {
     try {
@@ -252,5 +262,28 @@ async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | unde
       throw error instanceof ApiError ? aboutEntry(error, index) : error;
     }
   }
+  return entries;
+}
+
+/** A bulk create: every entry checked in turn, then all stored by a few statements (the
+ * store's insertMany); the first refusal names its entry by `index`. Two entries of the
+ * request that clash were refused by the plan already. */
+async function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
+  const valuesList: Record<string, unknown>[] = [];
+  for (const [index, plan] of plans.entries()) {
+    try {
+      valuesList.push((await checkedValues(tx, plan, undefined))!);
+    } catch (error) {
+      throw error instanceof ApiError ? aboutEntry(error, index) : error;
+    }
+  }
+  let entries: Entry[];
+  try {
+    entries = await tx.insertMany(plans[0]!.resource, valuesList, now());
+  } catch (error) {
+    if (!(error instanceof UniqueConflict)) throw error;
+    throw error.index === undefined ? error.problem() : aboutEntry(error.problem(), error.index);
+  }
+  entries.forEach((entry, index) => recordWrite(tx, plans[index]!, undefined, entry, valuesList[index]!));
   return entries;
 }

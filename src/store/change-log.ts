@@ -8,6 +8,7 @@ import type { ChangeLogTable, Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
+import { rowBatches } from './row-batches.js';
 
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'restore'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
@@ -71,8 +72,6 @@ export interface ChangeRecord {
   readonly json: string;
 }
 
-// Rows per INSERT statement: far under every backend's limit of bound values.
-const ROWS_PER_INSERT = 100;
 const COLUMNS = ['id', 'at', 'action', 'resource', 'entry_id', 'actor', 'request_id', 'before_json', 'after_json', 'secrets_changed_json'] as const;
 
 /**
@@ -100,8 +99,7 @@ export async function writeChanges(
   }
   const at = new Date().toISOString();
   let id = last - changes.length;
-  for (let start = 0; start < changes.length; start += ROWS_PER_INSERT) {
-    const chunk = changes.slice(start, start + ROWS_PER_INSERT);
+  for (const chunk of rowBatches(changes)) {
     const insert = templates.get(`insert changes ${chunk.length}`, (slot) =>
       tx.insertInto('change_log').values(chunk.map((_, row) => Object.fromEntries(COLUMNS.map((column, index) => [column, slot(row * COLUMNS.length + index)])) as any)),
     );

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { linkedFields, type Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
+import { rowBatches } from './row-batches.js';
 
 type AnyDb = Kysely<any>;
 
@@ -45,6 +46,34 @@ export async function writeLinks(
         ),
       );
       await query.execute(db, added.flatMap((id) => (flagged === undefined ? [entry.id, id] : [entry.id, id, deleted])));
+    }
+  }
+}
+
+/** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per
+ * statement (see row-batches.ts), shown in the entries as writeLinks does. */
+export async function writeNewLinks(
+  db: AnyDb,
+  templates: QueryTemplates,
+  resource: ResourceDefinition,
+  entries: readonly Entry[],
+  valuesList: readonly Record<string, unknown>[],
+): Promise<void> {
+  for (const [name, link] of linkedFields(resource)) {
+    const flagged = link.ownerDeletedColumn;
+    const columns = flagged === undefined ? [link.ownerColumn, link.targetColumn] : [link.ownerColumn, link.targetColumn, flagged];
+    const rows: unknown[][] = [];
+    entries.forEach((entry, index) => {
+      const ids = (valuesList[index]![name] as number[] | undefined) ?? [];
+      entry[name] = ids;
+      const deleted = resource.deletion.mode === 'soft' && entry[resource.deletion.flagField] === 1 ? 1 : 0;
+      for (const id of ids) rows.push(flagged === undefined ? [entry.id, id] : [entry.id, id, deleted]);
+    });
+    for (const batch of rowBatches(rows)) {
+      const query = templates.get(`links ${link.table} x${batch.length}`, (slot) =>
+        db.insertInto(link.table).values(batch.map((_, row) => Object.fromEntries(columns.map((column, index) => [column, slot(row * columns.length + index)])))),
+      );
+      await query.execute(db, batch.flat());
     }
   }
 }

@@ -14,7 +14,8 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import { serializeChange, writeChanges, type Author, type PendingChange, type SerializedChange } from './change-log.js';
-import { markLinkOwner, writeLinks } from './link-rows.js';
+import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
+import { rowBatches } from './row-batches.js';
 import { adjustCount } from './resource-counts.js';
 
 type AnyDb = Kysely<any>;
@@ -23,7 +24,11 @@ export type ReferenceState = 'live' | 'deleted' | 'missing';
 
 /** A write refused by unique rules: the rules whose values another entry holds. */
 export class UniqueConflict extends Error {
-  constructor(readonly rules: readonly UniqueRule[]) {
+  constructor(
+    readonly rules: readonly UniqueRule[],
+    /** Of insertMany: the position of the refused entry in its list. */
+    readonly index?: number,
+  ) {
     super('unique conflict');
     this.name = 'UniqueConflict';
   }
@@ -33,6 +38,11 @@ export class UniqueConflict extends Error {
     const named = this.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
     return new ApiError('CONFLICT', message('conflict.summary'), named);
   }
+}
+
+/** `error`, a UniqueConflict of an entry of a list, naming its position. */
+function rethrowAt(error: unknown, index: number): never {
+  throw error instanceof UniqueConflict ? new UniqueConflict(error.rules, index) : error;
 }
 
 // Ids bound in one statement: far under every backend's limit of bound values.
@@ -77,12 +87,56 @@ export class StoreTransaction {
   /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns
    * the service writes beside the fields (a token's digest), never shown. */
   async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
-    const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
-    if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
+    const row = this.newRow(resource, values, now, columns);
     const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
     await writeLinks(this.db, this.templates, resource, entry, values, undefined);
     this.countChange(resource, 1, 1);
     return entry;
+  }
+
+  /** Stores new entries, in order, a batch of rows per statement (see row-batches.ts): a bulk
+   * create. Throws UniqueConflict naming the position of the first entry whose values are
+   * taken. Where the stored rows cannot come back by RETURNING, entry by entry. */
+  async insertMany(resource: ResourceDefinition, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
+    const rows = valuesList.map((values) => this.newRow(resource, values, now));
+    const columns = Object.keys(rows[0] ?? {});
+    const sameColumns = rows.every((row) => Object.keys(row).join() === columns.join());
+    if (!this.capabilities.returning || !sameColumns) {
+      const entries: Entry[] = [];
+      for (const [index, values] of valuesList.entries()) entries.push(await this.insert(resource, values, now).catch((error) => rethrowAt(error, index)));
+      return entries;
+    }
+    if (this.capabilities.failedStatementEndsTransaction) {
+      for (const [index, values] of valuesList.entries()) await this.refuseTaken(resource, values, undefined).catch((error) => rethrowAt(error, index));
+    }
+    const entries: Entry[] = [];
+    for (const batch of rowBatches(rows)) {
+      const query = this.templates.get(`insert ${resource.table} ${columns.join(',')} x${batch.length}`, (slot) =>
+        this.db
+          .insertInto(resource.table)
+          .values(batch.map((_, row) => Object.fromEntries(columns.map((column, index) => [column, slot(row * columns.length + index)]))))
+          .returning(this.selections.stored(resource)),
+      );
+      let stored: Row[];
+      try {
+        stored = (await query.execute(this.db, batch.flatMap((row) => Object.values(row)))).rows as Row[];
+      } catch (error) {
+        // The statement undid itself (where a refused statement leaves the transaction usable):
+        // name the first entry of the batch whose values are taken.
+        if (!this.capabilities.failedStatementEndsTransaction && this.failureOf(error) === 'unique') {
+          for (let index = entries.length; index < entries.length + batch.length; index++) {
+            await this.refuseTaken(resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
+          }
+        }
+        throw error;
+      }
+      // Ids are given in the order of the rows; RETURNING does not promise that order.
+      stored.sort((a, b) => Number(a.id) - Number(b.id));
+      for (const row of stored) entries.push(decodeEntry(resource, row));
+    }
+    await writeNewLinks(this.db, this.templates, resource, entries, valuesList);
+    this.countChange(resource, entries.length, entries.length);
+    return entries;
   }
 
   /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
@@ -291,6 +345,13 @@ export class StoreTransaction {
     const slots = rule.fields.map((name, index) => fields[index]!.type.toColumn(values[name]));
     if (exceptId !== undefined) slots.push(exceptId);
     return (await query.execute(this.db, slots)).rows.length > 0;
+  }
+
+  /** The row of a new entry: its values' columns, `columns`, the timestamps, and live. */
+  private newRow(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
+    const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
+    if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
+    return row;
   }
 
   private countChange(resource: ResourceDefinition, total: number, live: number): void {
