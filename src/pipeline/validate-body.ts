@@ -23,13 +23,23 @@ export interface ValidBody {
   readonly linkChanges: readonly LinkChange[];
 }
 
-/** The fields of a body that change a set without replacing it (`add_tags`, `remove_tags`). */
-function linkChangeFields(resource: ResourceDefinition): Map<string, { field: string; set: FieldDefinition; adds: boolean }> {
-  const fields = new Map<string, { field: string; set: FieldDefinition; adds: boolean }>();
-  for (const [field, set] of Object.entries(resource.fields)) {
-    if (set.link === undefined) continue;
-    fields.set(set.link.addField, { field, set, adds: true });
-    fields.set(set.link.removeField, { field, set, adds: false });
+type LinkChangeFields = ReadonlyMap<string, { field: string; set: FieldDefinition; adds: boolean }>;
+
+const linkChangeFieldsOf = new WeakMap<ResourceDefinition, LinkChangeFields>();
+
+/** The fields of a body that change a set without replacing it (`add_tags`, `remove_tags`);
+ * made once per resource, since every entry of a bulk write asks. */
+function linkChangeFields(resource: ResourceDefinition): LinkChangeFields {
+  let fields = linkChangeFieldsOf.get(resource);
+  if (fields === undefined) {
+    const made = new Map<string, { field: string; set: FieldDefinition; adds: boolean }>();
+    for (const [field, set] of Object.entries(resource.fields)) {
+      if (set.link === undefined) continue;
+      made.set(set.link.addField, { field, set, adds: true });
+      made.set(set.link.removeField, { field, set, adds: false });
+    }
+    linkChangeFieldsOf.set(resource, made);
+    fields = made;
   }
   return fields;
 }
