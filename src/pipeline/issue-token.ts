@@ -8,7 +8,7 @@ import { fieldProblem, validationFailed } from '../errors/api-error.js';
 import { newTokenSecret, type TokenDigester } from '../secrets/token-secrets.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
 import type { Entry } from '../store/entry-rows.js';
-import { UniqueConflict } from '../store/store-transaction.js';
+import { UniqueConflict } from '../store/unique-rules.js';
 import type { TokenStore } from '../store/token-store.js';
 import { validateBody } from './validate-body.js';
 

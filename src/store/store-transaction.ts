@@ -1,13 +1,8 @@
-// The writes of one transaction. How a unique rule is enforced is decided here, from the
-// dialect's capabilities, and nowhere else: where a refused statement leaves the transaction
-// usable, the unique indexes find a conflict in the write itself and only then are the rules
-// looked at one by one (to name the fields); where it aborts the transaction (PostgreSQL),
-// the rules are looked at first and the indexes catch what races past the look.
+// The writes of one transaction, driven by the registry; its unique rules are enforced by
+// unique-rules.ts.
 import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
-import { ApiError, fieldProblem } from '../errors/api-error.js';
-import { message } from '../messages/messages.js';
 import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -17,39 +12,11 @@ import { serializeChange, writeChanges, type Author, type PendingChange, type Se
 import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
 import { rowBatches } from './row-batches.js';
 import { adjustCount } from './resource-counts.js';
+import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
 
 type AnyDb = Kysely<any>;
 
 export type ReferenceState = 'live' | 'deleted' | 'missing';
-
-/** A write refused by unique rules: the rules whose values another entry holds. */
-export class UniqueConflict extends Error {
-  constructor(
-    readonly rules: readonly UniqueRule[],
-    /** Of insertMany: the position of the refused entry in its list. */
-    readonly index?: number,
-  ) {
-    super('unique conflict');
-    this.name = 'UniqueConflict';
-  }
-
-  /** The answer: 409 CONFLICT naming every field of the rules. */
-  problem(): ApiError {
-    const named = this.rules.flatMap((rule) => rule.fields.map((name) => fieldProblem(name, 'conflict.unique')));
-    return new ApiError('CONFLICT', message('conflict.summary'), named);
-  }
-}
-
-/** Whether a unique rule binds an entry with these values: a rule among live entries does not
- * bind a deleted one. */
-function appliesTo(resource: ResourceDefinition, rule: UniqueRule, values: Record<string, unknown>): boolean {
-  return !(rule.amongLive && resource.deletion.mode === 'soft' && values[resource.deletion.flagField] === 1);
-}
-
-/** `error`, a UniqueConflict of an entry of a list, naming its position. */
-function rethrowAt(error: unknown, index: number): never {
-  throw error instanceof UniqueConflict ? new UniqueConflict(error.rules, index) : error;
-}
 
 // Ids bound in one statement: far under every backend's limit of bound values.
 const ROWS_PER_STATEMENT = 500;
@@ -63,6 +30,7 @@ export class StoreTransaction {
   private readonly referenceStates = new Map<string, ReferenceState>();
   /** The change log's records of this transaction, written last by finish(). */
   private readonly changes: SerializedChange[] = [];
+  private readonly unique: UniqueRules;
 
   constructor(
     readonly tx: Transaction<Database>,
@@ -77,6 +45,7 @@ export class StoreTransaction {
     private readonly changeSignal: CompiledQuery | undefined,
   ) {
     this.db = tx as AnyDb;
+    this.unique = new UniqueRules(this.db, capabilities, failureOf, templates);
   }
 
   /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */
@@ -94,7 +63,7 @@ export class StoreTransaction {
    * the service writes beside the fields (a token's digest), never shown. */
   async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
     const row = this.newRow(resource, values, now, columns);
-    const entry = await this.enforcingUnique(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
+    const entry = await this.unique.enforce(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
     await writeLinks(this.db, this.templates, resource, entry, values, undefined);
     this.countChange(resource, 1, 1);
     return entry;
@@ -112,7 +81,7 @@ export class StoreTransaction {
       for (const [index, values] of valuesList.entries()) entries.push(await this.insert(resource, values, now).catch((error) => rethrowAt(error, index)));
       return entries;
     }
-    if (this.capabilities.failedStatementEndsTransaction) await this.refuseTakenMany(resource, valuesList);
+    if (this.capabilities.failedStatementEndsTransaction) await this.unique.refuseMany(resource, valuesList);
     const entries: Entry[] = [];
     for (const batch of rowBatches(rows)) {
       const query = this.templates.get(`insert ${resource.table} ${columns.join(',')} x${batch.length}`, (slot) =>
@@ -129,7 +98,7 @@ export class StoreTransaction {
         // name the first entry of the batch whose values are taken.
         if (!this.capabilities.failedStatementEndsTransaction && this.failureOf(error) === 'unique') {
           for (let index = entries.length; index < entries.length + batch.length; index++) {
-            await this.refuseTaken(resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
+            await this.unique.refuse(resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
           }
         }
         throw error;
@@ -147,7 +116,7 @@ export class StoreTransaction {
   async update(resource: ResourceDefinition, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
     const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
     const candidate = { ...existing, ...values };
-    const entry = await this.enforcingUnique(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
+    const entry = await this.unique.enforce(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
     await writeLinks(this.db, this.templates, resource, entry, values, existing);
     this.countChange(resource, 0, 0);
     return entry;
@@ -189,7 +158,7 @@ export class StoreTransaction {
     // let the unique index catch what races past the look.
     const taken: UniqueRule[] = [];
     for (const rule of resource.unique) {
-      if (rule.amongLive && (await this.isTaken(resource, rule, [existing], existing.id))) taken.push(rule);
+      if (rule.amongLive && (await this.unique.isTaken(resource, rule, [existing], existing.id))) taken.push(rule);
     }
     if (taken.length > 0) throw new UniqueConflict(taken);
     const query = this.templates.get(`restore ${resource.table}`, (slot) =>
@@ -300,70 +269,6 @@ export class StoreTransaction {
     const row = (await this.db.selectFrom(resource.table).select(field.column).where('id', '=', id).executeTakeFirst()) as Row | undefined;
     const sealed = row?.[field.column];
     return typeof sealed === 'string' ? this.secrets.open(sealed, secretContext(resource, field.column)) : undefined;
-  }
-
-  private async enforcingUnique(
-    resource: ResourceDefinition,
-    candidate: Record<string, unknown>,
-    existing: Entry | undefined,
-    write: () => Promise<Entry>,
-  ): Promise<Entry> {
-    if (this.capabilities.failedStatementEndsTransaction) {
-      await this.refuseTaken(resource, candidate, existing);
-      return write();
-    }
-    try {
-      return await write();
-    } catch (error) {
-      if (this.failureOf(error) === 'unique') await this.refuseTaken(resource, candidate, existing);
-      throw error;
-    }
-  }
-
-  /** Throws UniqueConflict naming every rule whose values another entry holds. */
-  private async refuseTaken(resource: ResourceDefinition, candidate: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
-    const taken: UniqueRule[] = [];
-    for (const rule of resource.unique) {
-      if (!appliesTo(resource, rule, candidate)) continue;
-      const unchanged = existing !== undefined && rule.fields.every((name) => existing[name] === candidate[name]);
-      if (unchanged) continue;
-      if (await this.isTaken(resource, rule, [candidate], existing?.id)) taken.push(rule);
-    }
-    if (taken.length > 0) throw new UniqueConflict(taken);
-  }
-
-  /** refuseTaken for new entries, a batch at a time: one look per rule and batch (a bulk
-   * create of 1,000 made 1,000 round trips per rule), and entry by entry only in a batch where
-   * some values are taken, to name the first such entry by its position. */
-  private async refuseTakenMany(resource: ResourceDefinition, valuesList: readonly Record<string, unknown>[]): Promise<void> {
-    for (const batch of rowBatches([...valuesList.keys()])) {
-      let taken = false;
-      for (const rule of resource.unique) {
-        const candidates = batch.map((index) => valuesList[index]!).filter((values) => appliesTo(resource, rule, values));
-        if (candidates.length > 0 && (await this.isTaken(resource, rule, candidates, undefined))) taken = true;
-      }
-      if (!taken) continue;
-      for (const index of batch) await this.refuseTaken(resource, valuesList[index]!, undefined).catch((error) => rethrowAt(error, index));
-    }
-  }
-
-  /** Whether another entry already holds the values of a unique rule of any of `candidates`. */
-  private async isTaken(resource: ResourceDefinition, rule: UniqueRule, candidates: readonly Record<string, unknown>[], exceptId: number | undefined): Promise<boolean> {
-    const fields = rule.fields.map((name) => resource.fields[name]!);
-    const amongLive = rule.amongLive && resource.deletion.mode === 'soft' ? resource.deletion.liveColumn : undefined;
-    const key = `taken ${resource.table} ${rule.fields.join(',')} ${amongLive ?? '-'} ${exceptId !== undefined} x${candidates.length}`;
-    const query = this.templates.get(key, (slot) => {
-      let select = this.db
-        .selectFrom(resource.table)
-        .select('id')
-        .where((eb) => eb.or(candidates.map((_, row) => eb.and(fields.map((field, index) => eb(field.column, '=', slot(row * fields.length + index)))))));
-      if (amongLive !== undefined) select = select.where(amongLive, '=', 1);
-      if (exceptId !== undefined) select = select.where('id', '<>', slot(candidates.length * fields.length));
-      return select.limit(1);
-    });
-    const slots = candidates.flatMap((values) => rule.fields.map((name, index) => fields[index]!.type.toColumn(values[name])));
-    if (exceptId !== undefined) slots.push(exceptId);
-    return (await query.execute(this.db, slots)).rows.length > 0;
   }
 
   /** The row of a new entry: its values' columns, `columns`, the timestamps, and live. */
