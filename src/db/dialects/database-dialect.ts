@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SqlBool } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 
 export interface DatabaseCapabilities {
@@ -78,6 +78,10 @@ export interface OpenedDatabase {
   /** A value that changes whenever another connection commits, read synchronously where an
    * embedded database tells it without a round trip (SQLite's data_version). */
   readonly changeMarker?: () => unknown;
+  /** Runs a statement at once on the database's one connection, past Kysely's executor, where
+   * an embedded database runs it synchronously (SQLite): for the statements of a grouped write
+   * transaction, which holds that connection from BEGIN to COMMIT (CommitGroup). */
+  readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>;
   readonly changeSignal?: ChangeSignal;
 }
 
