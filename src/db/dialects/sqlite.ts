@@ -248,7 +248,7 @@ const ddl: Ddl = {
 
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
-  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
+  capabilities: { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
   describe: (url) => {
     const path = sqlitePath(url);
     return path === ':memory:' ? 'sqlite (in memory)' : `sqlite (${path})`;
