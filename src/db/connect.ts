@@ -90,7 +90,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     throw startupError(dialect, description, error);
   }
   const db = new Kysely<Database>({ dialect: opened.dialect });
-  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db) : undefined;
+  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db, opened.runOnConnection) : undefined;
   return {
     db,
     capabilities: dialect.capabilities,

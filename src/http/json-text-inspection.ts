@@ -20,14 +20,30 @@ export function inspectJsonText(text: string, maxDepth: number): JsonTextVerdict
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       let end = i + 1;
-      while (end < text.length && text.charCodeAt(end) !== QUOTE) end += text.charCodeAt(end) === BACKSLASH ? 2 : 1;
+      // A string with neither an escape nor a control character is its own text: no need to
+      // hand it to JSON.parse (a bulk body has thousands of keys).
+      let plain = true;
+      while (end < text.length) {
+        const d = text.charCodeAt(end);
+        if (d === QUOTE) break;
+        if (d === BACKSLASH) {
+          plain = false;
+          end += 2;
+        } else {
+          if (d < 0x20) plain = false;
+          end += 1;
+        }
+      }
       const top = stack[stack.length - 1];
       if (top?.keys && top.expectingKey) {
         let key: string;
-        try {
-          key = JSON.parse(text.slice(i, end + 1)) as string;
-        } catch {
-          return 'ok'; // not JSON at all: the parser says so
+        if (plain && end < text.length) key = text.slice(i + 1, end);
+        else {
+          try {
+            key = JSON.parse(text.slice(i, end + 1)) as string;
+          } catch {
+            return 'ok'; // not JSON at all: the parser says so
+          }
         }
         if (top.keys.has(key)) return 'duplicate-key';
         top.keys.add(key);

@@ -87,13 +87,13 @@ export async function writeChanges(
   changes: readonly SerializedChange[],
   author: Author,
 ): Promise<number> {
-  const taken = templates.get(`take change ids ${capabilities.returning}`, (slot) => {
+  const taken = templates.get(`take change ids ${capabilities.updateReturning}`, (slot) => {
     const update = tx.updateTable('change_log_state').set((eb) => ({ last_id: eb('last_id', '+', slot(0)) })).where('id', '=', 1);
-    return capabilities.returning ? update.returning('last_id') : update;
+    return capabilities.updateReturning ? update.returning('last_id') : update;
   });
   const result = await taken.execute(tx, [changes.length]);
   let last = Number((result.rows[0] as { last_id?: unknown } | undefined)?.last_id);
-  if (!capabilities.returning) {
+  if (!capabilities.updateReturning) {
     const read = templates.get('last change id', () => tx.selectFrom('change_log_state').select('last_id').where('id', '=', 1));
     last = Number((await read.execute(tx, [])).rows[0]?.last_id);
   }

@@ -97,7 +97,7 @@ const ddl: Ddl = {
 
 export const mariadbDialect: DatabaseDialect = {
   schemes: ['mysql:', 'mariadb:'],
-  capabilities: { returning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true },
+  capabilities: { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true },
   describe: (url) => describeServer('mariadb', parseServerUrl(url)),
   open,
   privateToProcess: () => false,

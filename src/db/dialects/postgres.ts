@@ -106,7 +106,7 @@ const ddl: Ddl = {
 
 export const postgresDialect: DatabaseDialect = {
   schemes: ['postgres:', 'postgresql:'],
-  capabilities: { returning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false },
+  capabilities: { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false },
   describe: (url) => describeServer('postgres', parseServerUrl(url)),
   open,
   privateToProcess: () => false,

@@ -14,7 +14,9 @@ import {
   type Kysely,
   type DialectAdapter,
   type Driver,
+  type QueryResult,
   type SqliteDialectConfig,
+  type SqliteStatement,
   type SqlBool,
 } from 'kysely';
 import { ConfigError } from '../../errors/config-error.js';
@@ -117,7 +119,9 @@ function freeBytes(folder: string): number {
 // before the next), so keep them, a bounded number, by their SQL text.
 const STATEMENTS_KEPT = 512;
 
-function withStatementCache(database: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+type SqliteDatabaseOfKysely = Exclude<SqliteDialectConfig['database'], () => unknown>;
+
+function withStatementCache(database: SqliteDatabase.Database): SqliteDatabaseOfKysely {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => database.close(),
@@ -130,7 +134,14 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
       }
       return statement;
     },
-  } as SqliteDialectConfig['database'];
+  } as SqliteDatabaseOfKysely;
+}
+
+/** What Kysely's own SQLite connection answers for a statement, without its promises. */
+function runStatement(statement: SqliteStatement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }
 
 function open(url: string, options: ConnectOptions): OpenedDatabase {
@@ -157,11 +168,13 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const dataVersion = database.prepare('pragma data_version').pluck();
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  const statements = withStatementCache(database);
   return {
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }),
+    dialect: new ImmediateSqliteDialect({ database: statements }),
     // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
     // statement runs synchronously, so never in the middle of another one.
     changeMarker: () => dataVersion.get(),
+    runOnConnection: (query) => runStatement(statements.prepare(query.sql), query.parameters),
   };
 }
 
@@ -235,7 +248,7 @@ const ddl: Ddl = {
 
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
-  capabilities: { returning: true, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
+  capabilities: { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
   describe: (url) => {
     const path = sqlitePath(url);
     return path === ':memory:' ? 'sqlite (in memory)' : `sqlite (${path})`;
