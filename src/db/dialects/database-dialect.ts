@@ -78,6 +78,9 @@ export interface OpenedDatabase {
   /** A value that changes whenever another connection commits, read synchronously where an
    * embedded database tells it without a round trip (SQLite's data_version). */
   readonly changeMarker?: () => unknown;
+  /** Runs a read statement at once, synchronously, where an embedded database can (no
+   * transaction holds its one connection); undefined when it cannot now. */
+  readonly readNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
   readonly changeSignal?: ChangeSignal;
 }
 
