@@ -96,6 +96,43 @@ describe('list answers cached by entity tag, with a second instance writing', { 
     assert.equal((await cached.request('GET', path, { headers: { 'if-none-match': reply.headers.get('etag')! } })).status, 304);
   });
 
+  // A poll's parsed query and its tag are remembered by query string (parseListQueryOf,
+  // listTag): what is remembered must follow the table's version, whoever writes.
+  test('a poll repeated with its tag is 304 until a write of either instance, then 200 with a new tag', async () => {
+    const path = `${API}/servers?limit=2&sort=hostname`;
+    const poll = async (etag: string, status: number): Promise<string> => {
+      let reply;
+      for (let n = 0; n < 3; n += 1) {
+        reply = await cached.request('GET', path, { headers: { 'if-none-match': etag } });
+        assert.equal(reply.status, status, `poll ${n + 1} with ${etag}`);
+        if (status === 200) break;
+      }
+      return reply!.headers.get('etag')!;
+    };
+    const first = (await sameOnBoth(path)).etag;
+    await poll(first, 304);
+    await write('POST', `${API}/servers`, { ip: '10.9.1.1', port: 3306, hostname: 'poll-a' });
+    const second = await poll(first, 200);
+    assert.notEqual(second, first);
+    assert.equal(second, (await sameOnBoth(path)).etag);
+    await poll(second, 304);
+    const created = await cached.request('POST', `${API}/servers`, { body: { ip: '10.9.1.2', port: 3306, hostname: 'poll-b' } });
+    assert.equal(created.status, 201, created.text);
+    const third = await poll(second, 200);
+    assert.notEqual(third, second);
+    assert.notEqual(third, first);
+    assert.equal(third, (await sameOnBoth(path)).etag);
+    await poll(third, 304);
+    // The same query string on another resource is another list, with a tag of its own.
+    const tags = await cached.request('GET', `${API}/tags?limit=2&sort=-id`);
+    const servers = await cached.request('GET', `${API}/servers?limit=2&sort=-id`);
+    assert.equal(tags.status, 200);
+    assert.notEqual(tags.headers.get('etag'), servers.headers.get('etag'));
+    assert.equal((await cached.request('GET', `${API}/tags?limit=2&sort=-id`, { headers: { 'if-none-match': servers.headers.get('etag')! } })).status, 200);
+    // A refused query string is refused every time (nothing of it is remembered).
+    for (let n = 0; n < 2; n += 1) assert.equal((await cached.request('GET', `${API}/servers?limit=0`)).status, 400);
+  });
+
   test('different queries never share an answer; the same query in another order does', async () => {
     for (let n = 0; n < 3; n += 1) await write('POST', `${API}/tags`, { name: `order-${n}-${randomBytes(3).toString('hex')}` });
     const texts = new Map<string, string>();

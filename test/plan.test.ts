@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../src/errors/api-error.js';
+import { ifNoneMatchHolds, listTag } from '../src/pipeline/entity-tag.js';
 import { parseRequest, type HttpInput } from '../src/pipeline/parse-request.js';
 import { planRequest, type Plan } from '../src/pipeline/plan.js';
 import { resolveTarget } from '../src/pipeline/request-target.js';
@@ -124,5 +125,38 @@ describe('read and list plans', () => {
   test('a GET by id carries If-None-Match to the respond step', () => {
     const read = plan('GET', 'en/tags/5', { ifNoneMatch: '"x"' });
     assert.deepEqual({ ...read, resource: read.resource.name }, { action: 'read', resource: 'tags', id: 5, ifNoneMatch: '"x"' });
+  });
+
+  test('a list query string parsed once is reused as is; its refusals are not remembered', () => {
+    const list = (path: string, rawQuery: string, query: Record<string, string>) => {
+      const listed = plan('GET', path, { query, rawQuery });
+      if (listed.action !== 'list') return assert.fail(listed.action);
+      return listed.list;
+    };
+    const first = list('en/servers', 'port=3306&sort=-hostname', { port: '3306', sort: '-hostname' });
+    assert.equal(list('en/servers', 'port=3306&sort=-hostname', { port: '3306', sort: '-hostname' }), first);
+    assert.deepEqual(list('en/servers', 'port=3307&sort=-hostname', { port: '3307', sort: '-hostname' }).filters, [{ column: 'port', value: 3307 }]);
+    // Another resource with the same query string has a query of its own.
+    assert.notEqual(list('en/tags', 'sort=-id', { sort: '-id' }), list('en/servers', 'sort=-id', { sort: '-id' }));
+    for (let n = 0; n < 2; n += 1) assert.equal(refusal(() => plan('GET', 'en/servers', { query: { limit: '0' }, rawQuery: 'limit=0' })).code, 'BAD_QUERY');
+  });
+
+  test("a list's tag follows the table's version, back and forth, for a query reused as is", () => {
+    const listed = plan('GET', 'en/servers', { query: { limit: '5' }, rawQuery: 'limit=5' });
+    if (listed.action !== 'list') return assert.fail(listed.action);
+    const [one, two] = [listTag(listed.resource, '1', listed.list), listTag(listed.resource, '2', listed.list)];
+    assert.notEqual(one, two);
+    assert.equal(listTag(listed.resource, '1', listed.list), one);
+    assert.equal(listTag(listed.resource, '2', listed.list), two);
+    const tags = registry.find('tags');
+    assert.notEqual(listTag(tags!, '1', listed.list), one);
+    // The same query parsed afresh has the same tag.
+    const fresh = plan('GET', 'en/servers', { query: { limit: '5' } });
+    if (fresh.action !== 'list') return assert.fail(fresh.action);
+    assert.notEqual(fresh.list, listed.list);
+    assert.equal(listTag(fresh.resource, '2', fresh.list), two);
+    assert.equal(ifNoneMatchHolds(two, two), false);
+    assert.equal(ifNoneMatchHolds(`W/${two}`, two), false);
+    assert.equal(ifNoneMatchHolds(one, two), true);
   });
 });

@@ -40,6 +40,11 @@ export interface DatabaseHandle {
    * embedded database tells it without a round trip (SQLite's data_version); undefined where
    * it cannot (PostgreSQL, MariaDB). */
   readonly changeMarker: (() => unknown) | undefined;
+  /** Runs a read statement synchronously, past Kysely's connection queue, where the dialect
+   * can and no transaction is open: the rows, or undefined (then run it through `db`). Reads
+   * of one row cost less than Kysely's queue and promises around them. Undefined where the
+   * database is a round trip away (PostgreSQL, MariaDB). */
+  readonly readNow: ((sql: string, parameters: readonly unknown[]) => unknown[] | undefined) | undefined;
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */
   readonly changeSignal: ChangeSignal | undefined;
@@ -103,6 +108,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     ping: (timeoutMs) => ping(db, timeoutMs),
     poolStatistics: opened.poolStatistics,
     changeMarker: opened.changeMarker,
+    readNow: opened.readNow,
     changeSignal: opened.changeSignal,
   };
 }

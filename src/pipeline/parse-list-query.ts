@@ -1,6 +1,7 @@
 // Parse step, lists: the query string of a list request (contract section 7), checked against
 // the registry. Sort keys and filters name registry fields, which map to registry columns, so
 // nothing a client sends is ever spliced into SQL.
+import { makeRoom } from '../db/bounded-map.js';
 import { apiError } from '../errors/api-error.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
@@ -138,6 +139,30 @@ export function parseListQuery(resource: ResourceDefinition, query: Record<strin
     list.filters.push({ column: field.column, value });
     // Asking for is_deleted=1 means asking for deleted entries.
     if (name === softDelete?.flagField) list.includeDeleted = true;
+  }
+  return list;
+}
+
+// The same query string always parses to the same list query, so dashboards polling a few
+// URLs need not parse theirs at every request: the last queries parsed, by resource and
+// query string as sent (only those that parsed; a refusal is thrown anew each time). The
+// list query kept is shared by every request of that string, which also lets its entity tag
+// be remembered (listTag). Query strings are the clients' to choose: the memo is bounded.
+const PARSED_KEPT = 1000;
+const parsedByResource = new WeakMap<ResourceDefinition, Map<string, ListQuery>>();
+
+/** parseListQuery, remembered by `rawQuery`: the query string `query` was parsed from. */
+export function parseListQueryOf(resource: ResourceDefinition, rawQuery: string, query: Record<string, unknown>): ListQuery {
+  let parsed = parsedByResource.get(resource);
+  if (parsed === undefined) {
+    parsed = new Map();
+    parsedByResource.set(resource, parsed);
+  }
+  let list = parsed.get(rawQuery);
+  if (list === undefined) {
+    list = parseListQuery(resource, query);
+    makeRoom(parsed, PARSED_KEPT);
+    parsed.set(rawQuery, list);
   }
   return list;
 }

@@ -7,7 +7,7 @@ import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
-import { parseListQuery, refuseUnknownParameters } from './parse-list-query.js';
+import { parseListQuery, parseListQueryOf, refuseUnknownParameters } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -35,6 +35,9 @@ export type ApiRequest =
 export interface HttpInput {
   readonly method: string;
   readonly query: Record<string, unknown>;
+  /** The query string `query` was parsed from, as sent (without the `?`), where known: a list
+   * query parsed once is then reused for the same string. */
+  readonly rawQuery?: string;
   readonly body: unknown;
   readonly ifMatch: string | undefined;
   readonly ifNoneMatch: string | undefined;
@@ -97,7 +100,12 @@ export function parseRequest(target: RequestTarget, input: HttpInput): ApiReques
       case 'DELETE':
         return { action: 'bulk-delete', resource, author, ...writeQuery(query, ['id']), ids: bulkIds(query) };
       default:
-        return { action: 'list', resource, list: parseListQuery(resource, query), ifNoneMatch: input.ifNoneMatch };
+        return {
+          action: 'list',
+          resource,
+          list: input.rawQuery === undefined ? parseListQuery(resource, query) : parseListQueryOf(resource, input.rawQuery, query),
+          ifNoneMatch: input.ifNoneMatch,
+        };
     }
   }
   const id = target.id!;

@@ -10,6 +10,9 @@ class Slot {
   constructor(readonly index: number) {}
 }
 
+/** DatabaseHandle.readNow. */
+export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
 /** Hands out the placeholders a query template is built with. */
 export type SlotMaker = (index: number) => any;
 
@@ -31,10 +34,19 @@ export class QueryTemplate<Row> {
     return executor.executeQuery(this.with(values));
   }
 
+  /** The rows of a read with `values` in the slots: at once where `readNow` can (see
+   * DatabaseHandle.readNow), else through `executor`. */
+  async rows(executor: Kysely<any>, readNow: ReadNow | undefined, values: readonly unknown[]): Promise<Row[]> {
+    return (readNow?.(this.sql, this.parametersWith(values)) as Row[] | undefined) ?? (await this.execute(executor, values)).rows;
+  }
+
   /** The statement with `values` in the slots. */
   with(values: readonly unknown[]): CompiledQuery<Row> {
-    const parameters = this.parameters.map((parameter) => (parameter instanceof Slot ? values[parameter.index] : parameter));
-    return CompiledQuery.raw(this.sql, parameters) as CompiledQuery<Row>;
+    return CompiledQuery.raw(this.sql, this.parametersWith(values)) as CompiledQuery<Row>;
+  }
+
+  private parametersWith(values: readonly unknown[]): unknown[] {
+    return this.parameters.map((parameter) => (parameter instanceof Slot ? values[parameter.index] : parameter));
   }
 }
 

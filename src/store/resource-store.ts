@@ -106,7 +106,7 @@ export class ResourceStore {
     const query = this.templates.get(`byId ${resource.table} false`, (slot) =>
       db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0)),
     );
-    const row = (await query.execute(db, [id])).rows[0] as Row | undefined;
+    const row = (await query.rows(db, this.handle.readNow, [id]))[0] as Row | undefined;
     return row === undefined ? undefined : decodeEntry(resource, row);
   }
 

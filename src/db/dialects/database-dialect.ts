@@ -89,6 +89,9 @@ export interface OpenedDatabase {
    * an embedded database runs it synchronously (SQLite): for the statements of a grouped write
    * transaction, which holds that connection from BEGIN to COMMIT (CommitGroup). */
   readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>;
+  /** Runs a read statement at once, synchronously, where an embedded database can (no
+   * transaction holds its one connection); undefined when it cannot now. */
+  readonly readNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
   readonly changeSignal?: ChangeSignal;
 }
 

@@ -119,22 +119,17 @@ function freeBytes(folder: string): number {
 // before the next), so keep them, a bounded number, by their SQL text.
 const STATEMENTS_KEPT = 512;
 
-type SqliteDatabaseOfKysely = Exclude<SqliteDialectConfig['database'], () => unknown>;
-
-function withStatementCache(database: SqliteDatabase.Database): SqliteDatabaseOfKysely {
+function statementCache(database: SqliteDatabase.Database): (sql: string) => SqliteDatabase.Statement {
   const statements = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => database.close(),
-    prepare: (sql: string) => {
-      let statement = statements.get(sql);
-      if (statement === undefined) {
-        statement = database.prepare(sql);
-        makeRoom(statements, STATEMENTS_KEPT);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-  } as SqliteDatabaseOfKysely;
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = database.prepare(sql);
+      makeRoom(statements, STATEMENTS_KEPT);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
 }
 
 /** What Kysely's own SQLite connection answers for a statement, without its promises. */
@@ -168,13 +163,17 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const dataVersion = database.prepare('pragma data_version').pluck();
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
-  const statements = withStatementCache(database);
+  const prepare = statementCache(database);
   return {
-    dialect: new ImmediateSqliteDialect({ database: statements }),
+    dialect: new ImmediateSqliteDialect({ database: { close: () => database.close(), prepare } as SqliteDialectConfig['database'] }),
     // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
     // statement runs synchronously, so never in the middle of another one.
     changeMarker: () => dataVersion.get(),
-    runOnConnection: (query) => runStatement(statements.prepare(query.sql), query.parameters),
+    runOnConnection: (query) => runStatement(prepare(query.sql), query.parameters),
+    // The same, for reads: Kysely holds the one connection for a whole transaction, across
+    // awaits, so a read may run at once exactly when no transaction is open (it would see the
+    // open one's uncommitted writes); it then sees what a queued read would have seen.
+    readNow: (sql, parameters) => (database.inTransaction ? undefined : (prepare(sql).all(parameters) as unknown[])),
   };
 }
 

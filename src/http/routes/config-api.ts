@@ -8,9 +8,13 @@ import type { RequestTarget } from '../../pipeline/request-target.js';
 import { endpointRoute } from './endpoint-route.js';
 
 function httpInput(request: FastifyRequest): HttpInput {
+  const { url } = request;
+  const mark = url.indexOf('?');
   return {
     method: request.method,
     query: request.query as Record<string, unknown>,
+    // What Fastify parsed `query` from.
+    rawQuery: mark === -1 ? '' : url.slice(mark + 1),
     body: request.body,
     ifMatch: request.headers['if-match'],
     ifNoneMatch: request.headers['if-none-match'],
