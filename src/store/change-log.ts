@@ -8,7 +8,7 @@ import type { ChangeLogTable, Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
-import { rowBatches } from './row-batches.js';
+import { rowBatches, slottedRows } from './row-batches.js';
 
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'restore'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
@@ -101,7 +101,7 @@ export async function writeChanges(
   let id = last - changes.length;
   for (const chunk of rowBatches(changes)) {
     const insert = templates.get(`insert changes ${chunk.length}`, (slot) =>
-      tx.insertInto('change_log').values(chunk.map((_, row) => Object.fromEntries(COLUMNS.map((column, index) => [column, slot(row * COLUMNS.length + index)])) as any)),
+      tx.insertInto('change_log').values(slottedRows(chunk.length, COLUMNS, slot) as any),
     );
     const values: unknown[] = [];
     for (const change of chunk) {

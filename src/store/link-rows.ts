@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { linkedFields, type Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
-import { rowBatches } from './row-batches.js';
+import { rowBatches, slottedRows } from './row-batches.js';
 
 type AnyDb = Kysely<any>;
 
@@ -71,7 +71,7 @@ export async function writeNewLinks(
     });
     for (const batch of rowBatches(rows)) {
       const query = templates.get(`links ${link.table} x${batch.length}`, (slot) =>
-        db.insertInto(link.table).values(batch.map((_, row) => Object.fromEntries(columns.map((column, index) => [column, slot(row * columns.length + index)])))),
+        db.insertInto(link.table).values(slottedRows(batch.length, columns, slot)),
       );
       await query.execute(db, batch.flat());
     }

@@ -6,6 +6,7 @@
 // a copy of a seeded database: 70-80 ms for 1,000 single-row INSERTs, 20-30 ms for 10 of 100).
 // Statement sizes come from a fixed set, so that a table and list of columns has at most three
 // statement texts, whatever the sizes of the requests.
+import type { SlotMaker } from './query-templates.js';
 
 /** Rows per statement: far under every backend's limit of bound values for our tables. */
 const SIZES = [100, 10, 1] as const;
@@ -21,4 +22,10 @@ export function rowBatches<T>(items: readonly T[]): T[][] {
     }
   }
   return batches;
+}
+
+/** The VALUES of a template of `count` rows of `columns`: slot row × columns + column, so that
+ * the rows' values, flattened in order, fill it. */
+export function slottedRows(count: number, columns: readonly string[], slot: SlotMaker): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, row) => Object.fromEntries(columns.map((column, index) => [column, slot(row * columns.length + index)])));
 }

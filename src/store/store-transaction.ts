@@ -10,7 +10,7 @@ import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelec
 import type { QueryTemplates } from './query-templates.js';
 import { serializeChange, writeChanges, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
-import { rowBatches } from './row-batches.js';
+import { rowBatches, slottedRows } from './row-batches.js';
 import { adjustCount } from './resource-counts.js';
 import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
 
@@ -75,7 +75,8 @@ export class StoreTransaction {
   async insertMany(resource: ResourceDefinition, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
     const rows = valuesList.map((values) => this.newRow(resource, values, now));
     const columns = Object.keys(rows[0] ?? {});
-    const sameColumns = rows.every((row) => Object.keys(row).join() === columns.join());
+    const signature = columns.join();
+    const sameColumns = rows.every((row) => Object.keys(row).join() === signature);
     if (!this.capabilities.returning || !sameColumns) {
       const entries: Entry[] = [];
       for (const [index, values] of valuesList.entries()) entries.push(await this.insert(resource, values, now).catch((error) => rethrowAt(error, index)));
@@ -87,7 +88,7 @@ export class StoreTransaction {
       const query = this.templates.get(`insert ${resource.table} ${columns.join(',')} x${batch.length}`, (slot) =>
         this.db
           .insertInto(resource.table)
-          .values(batch.map((_, row) => Object.fromEntries(columns.map((column, index) => [column, slot(row * columns.length + index)]))))
+          .values(slottedRows(batch.length, columns, slot))
           .returning(this.selections.stored(resource)),
       );
       let stored: Row[];
