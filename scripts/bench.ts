@@ -3,7 +3,9 @@
 // Scenarios: GET by id, GET a list page of 100 (plain, filtered by tag and by client, and the
 // fleet-scale lists of scripts/support/list-bench.ts: each filter, sort, q, a cursor page at
 // the end, a 304 poll), POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with
-// 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). Then the cost
+// 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). On SQLite,
+// GET by id's floor too: node:http reading the row from the same file, against node:http (the
+// row `node:http + SQLite read`; scripts/support/read-floor-server.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
 // database; SQLite only): on a shared machine that ratio moves by far more than 5 %, so the
@@ -27,6 +29,9 @@ import { freePort } from './support/free-port.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
+const READ_FLOOR = resolve(import.meta.dirname, 'support/read-floor-server.ts');
+/** The name of the read floor's row (scripts/support/read-floor-server.ts). */
+const READ_FLOOR_ROW = 'node:http + SQLite read';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -107,7 +112,12 @@ function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 async function ceilingServer(dataDir: string, status: number, body: string): Promise<{ url: string; close: () => Promise<void> }> {
   const bodyFile = join(dataDir, 'ceiling-body.json');
   writeFileSync(bodyFile, body);
-  const child = spawn(process.execPath, ['--import', 'tsx', CEILING, String(status), bodyFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return helperServer(CEILING, [String(status), bodyFile]);
+}
+
+/** One of the bench's own servers (the ceiling, the read floor), in a process of its own. */
+async function helperServer(script: string, args: string[]): Promise<{ url: string; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((done, fail) => {
     let output = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -115,7 +125,7 @@ async function ceilingServer(dataDir: string, status: number, body: string): Pro
       const listening = /listening (\d+)/.exec(output);
       if (listening !== null) done(Number(listening[1]));
     });
-    child.once('exit', (code) => fail(new Error(`the ceiling server exited with ${code}`)));
+    child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}`, close: () => stopped(child, 'SIGTERM') };
 }
@@ -242,6 +252,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       await ceilingProcess.close();
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
+      if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, dataDir, scenario, shape));
     }
     // json-server on the same 2,000 tags: the issue's point of comparison for lists and POST.
     const jsonServer = await startJsonServer(dataDir, url);
@@ -276,6 +287,21 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
   } finally {
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** GET by id from the read floor (scripts/support/read-floor-server.ts: node:http reading
+ * the row from the same SQLite file) against node:http: the most any SQLite-backed GET by id
+ * can reach on this machine when the row is read for the request. */
+async function readFloor(rows: number, file: string, dataDir: string, scenario: Scenario, shape: { status: number; body: string }): Promise<Row> {
+  const floor = await helperServer(READ_FLOOR, [file]);
+  const ceilingProcess = await ceilingServer(dataDir, shape.status, shape.body);
+  try {
+    const { project, ceiling } = await sideBySide(floor.url, ceilingProcess.url, scenario);
+    return { rows, scenario: READ_FLOOR_ROW, project, ceiling, against: 'node:http' };
+  } finally {
+    await ceilingProcess.close();
+    await floor.close();
   }
 }
 

@@ -1,11 +1,15 @@
 // Where log lines go: standard output, through pino's own destination (SonicBoom), handed
-// over once per event-loop turn instead of once per line. SonicBoom measures the byte length
-// of its whole pending buffer at every write, a buffer that grows while the previous write
-// is in flight: at one access line per request that cost more than forming the lines. Lines
-// of one turn are joined first, so SonicBoom sees one write per turn.
+// over once per event-loop turn instead of once per line, in one synchronous write.
+// - Once per turn: SonicBoom measures the byte length of its whole pending buffer at every
+//   write; at one access line per request that cost more than forming the lines.
+// - Synchronous (pino's own default): an asynchronous write goes through libuv's thread pool,
+//   a hand-over and a wake-up each turn that cost more than the write itself (about 8 µs per
+//   request at 30,000 requests a second, 15 % of a GET from the entry cache). The write is
+//   to a file, /dev/null or a pipe that a log shipper reads; a reader that stops reading
+//   stalls the service once the pipe is full (64 KB), where an asynchronous write would
+//   instead have kept every line in memory, without bound.
 // Nothing is lost on a normal exit or a crash that reaches the 'exit' event: the lines of
-// the turn are flushed synchronously then. A SIGKILL can lose the lines of the current turn
-// and of the write in flight, as with SonicBoom alone.
+// the turn are written then. A SIGKILL can lose the lines of the current turn.
 import { destination } from 'pino';
 
 export interface LineDestination {
@@ -13,7 +17,7 @@ export interface LineDestination {
 }
 
 export function turnBatchedStdout(): LineDestination {
-  const sonic = destination({ fd: process.stdout.fd ?? 1, sync: false });
+  const sonic = destination({ fd: process.stdout.fd ?? 1, sync: true });
   let pending: string[] = [];
   const handOver = (): void => {
     if (pending.length === 0) return;
