@@ -55,9 +55,9 @@ async function get(url: string, path: string): Promise<void> {
  * of SINGLES requests sent one after another, in ms. */
 async function measure(side: Side, path: () => string): Promise<{ cpu: number; single: number }> {
   const service = side.service!;
-  const cpuNow = async () => cpuMilliseconds(service.pid) + (await side.database.serverCpuMilliseconds());
   let sent = 0;
-  const before = await cpuNow();
+  const before = cpuMilliseconds(service.pid);
+  const serverCpu = await side.database.serverCpuMeter();
   const connection = async (): Promise<void> => {
     while (sent < REQUESTS) {
       sent += 1;
@@ -65,7 +65,7 @@ async function measure(side: Side, path: () => string): Promise<{ cpu: number; s
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
-  const cpu = (((await cpuNow()) - before) * 1000) / REQUESTS;
+  const cpu = ((cpuMilliseconds(service.pid) - before + (await serverCpu())) * 1000) / REQUESTS;
   const times: number[] = [];
   for (let i = 0; i < SINGLES; i++) {
     const started = performance.now();

@@ -246,9 +246,10 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const ceilingProcess = await ceilingServer(dataDir, shape.status, shape.body);
       // The service idles during the ceiling's turns: its CPU time over both is its own work.
       // On PostgreSQL, its backends' CPU time is added: the work a query costs is done there.
-      const cpuBefore = cpuMilliseconds(service.child.pid!) + (await database.serverCpuMilliseconds());
+      const cpuBefore = cpuMilliseconds(service.child.pid!);
+      const serverCpu = await database.serverCpuMeter();
       const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario);
-      project.cpuMicros = ((cpuMilliseconds(service.child.pid!) + (await database.serverCpuMilliseconds()) - cpuBefore) * 1000) / project.answered;
+      project.cpuMicros = ((cpuMilliseconds(service.child.pid!) - cpuBefore + (await serverCpu())) * 1000) / project.answered;
       await ceilingProcess.close();
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });

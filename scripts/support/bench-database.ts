@@ -19,9 +19,10 @@ export interface BenchDatabase {
   /** Seeds `rows` servers into the schema the service made at its first start. */
   seed(rows: number): Promise<void>;
   countServers(): Promise<number>;
-  /** CPU time used so far by the database server's processes serving the service (0 for
-   * SQLite, which runs inside the service), in milliseconds. */
-  serverCpuMilliseconds(): Promise<number>;
+  /** Starts counting the CPU time of the database server's processes serving this database
+   * (none for SQLite, which runs inside the service); the function it resolves to gives the
+   * milliseconds they have used since. */
+  serverCpuMeter(): Promise<() => Promise<number>>;
   drop(): Promise<void>;
 }
 
@@ -40,7 +41,7 @@ export async function createBenchDatabase(backend: BenchBackend, dataDir: string
       file,
       seed: async (rows) => seedServers(file, rows),
       countServers: async () => countServers(file),
-      serverCpuMilliseconds: async () => 0,
+      serverCpuMeter: async () => async () => 0,
       drop: async () => undefined,
     };
   }
@@ -55,10 +56,20 @@ export async function createBenchDatabase(backend: BenchBackend, dataDir: string
     file: undefined,
     seed: (rows) => seedPostgres(url.toString(), rows),
     countServers: async () => Number((await query(url.toString(), 'select count(*) as n from servers'))[0]!.n),
-    // The backends of the service's pool (the server runs on this machine, as the bench does).
-    serverCpuMilliseconds: async () => {
-      const backends = await query(admin, 'select pid from pg_stat_activity where datname = $1', [name]);
-      return backends.reduce((sum, row) => sum + cpuOf(Number(row.pid)), 0);
+    // The backends of the service's pool (the server runs on this machine, as the bench does),
+    // counted by process: a pooled connection that closes takes its CPU time with it, and
+    // a sum over whichever backends are there would then go down.
+    serverCpuMeter: async () => {
+      const backendCpu = async (): Promise<Map<number, number>> => {
+        const backends = await query(admin, 'select pid from pg_stat_activity where datname = $1', [name]);
+        return new Map(backends.map((row) => [Number(row.pid), cpuOf(Number(row.pid))]));
+      };
+      const before = await backendCpu();
+      return async () => {
+        let used = 0;
+        for (const [pid, cpu] of await backendCpu()) used += cpu - (before.get(pid) ?? 0);
+        return used;
+      };
     },
     drop: async () => {
       await query(admin, `drop database if exists ${name} with (force)`);
