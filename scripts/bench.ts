@@ -250,10 +250,10 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const serverCpu = await database.serverCpuMeter();
       const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario);
       project.cpuMicros = ((cpuMilliseconds(service.child.pid!) - cpuBefore + (await serverCpu())) * 1000) / project.answered;
-      await ceilingProcess.close();
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
-      if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, dataDir, scenario, shape));
+      if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, ceilingProcess.url, scenario));
+      await ceilingProcess.close();
     }
     // json-server on the same 2,000 tags: the issue's point of comparison for lists and POST.
     const jsonServer = await startJsonServer(dataDir, url);
@@ -292,16 +292,15 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
 }
 
 /** GET by id from the read floor (scripts/support/read-floor-server.ts: node:http reading
- * the row from the same SQLite file) against node:http: the most any SQLite-backed GET by id
- * can reach on this machine when the row is read for the request. */
-async function readFloor(rows: number, file: string, dataDir: string, scenario: Scenario, shape: { status: number; body: string }): Promise<Row> {
+ * the row from the same SQLite file) against node:http (`ceilingUrl`, GET by id's own): the
+ * most any SQLite-backed GET by id can reach on this machine when the row is read for the
+ * request. */
+async function readFloor(rows: number, file: string, ceilingUrl: string, scenario: Scenario): Promise<Row> {
   const floor = await helperServer(READ_FLOOR, [file]);
-  const ceilingProcess = await ceilingServer(dataDir, shape.status, shape.body);
   try {
-    const { project, ceiling } = await sideBySide(floor.url, ceilingProcess.url, scenario);
+    const { project, ceiling } = await sideBySide(floor.url, ceilingUrl, scenario);
     return { rows, scenario: READ_FLOOR_ROW, project, ceiling, against: 'node:http' };
   } finally {
-    await ceilingProcess.close();
     await floor.close();
   }
 }

@@ -85,7 +85,7 @@ export class StoreTransaction {
     if (this.capabilities.failedStatementEndsTransaction) await this.unique.refuseMany(resource, valuesList);
     const entries: Entry[] = [];
     for (const batch of rowBatches(rows)) {
-      const query = this.templates.get(`insert ${resource.table} ${columns.join(',')} x${batch.length}`, (slot) =>
+      const query = this.templates.get(`insert ${resource.table} ${signature} x${batch.length}`, (slot) =>
         this.db
           .insertInto(resource.table)
           .values(slottedRows(batch.length, columns, slot))
