@@ -34,6 +34,13 @@ const READ_FLOOR = resolve(import.meta.dirname, 'support/read-floor-server.ts');
 const READ_FLOOR_ROW = 'node:http + SQLite read';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+// A service just started runs its first second or two a third slower (JIT, entry cache): the
+// rounds measure it warm, as it runs for days. node:http and the read floor warm up as long.
+const WARM_UP_SECONDS = Number(process.env.BENCH_WARM_UP_SECONDS ?? 3);
+// json-server writes its whole file at every POST, and the file grows by a tag at each: its
+// warm-up stays at the one second of the earlier runs, so that the file it is measured with
+// is the size it was then (the service, by then, has served every other scenario).
+const JSON_SERVER_WARM_UP_SECONDS = 1;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').map(Number);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
@@ -46,7 +53,7 @@ interface Measure {
   p99: number;
   errors: number;
   acknowledged: number;
-  /** Every request answered, warm-up included. */
+  /** Every request answered in the rounds (not in the warm-up). */
   answered: number;
   /** The service's CPU time per request answered, in µs: steadier than req/s on a loaded VM. */
   cpuMicros?: number;
@@ -130,16 +137,22 @@ async function helperServer(script: string, args: string[]): Promise<{ url: stri
   return { url: `http://127.0.0.1:${port}`, close: () => stopped(child, 'SIGTERM') };
 }
 
-/** The service and its ceiling (or any other server: `againstScenario`), loaded in turns: a warm-up second each (JIT, caches), then
- * ROUNDS rounds of SECONDS / ROUNDS each. This VM's speed drifts by up to 2x within minutes;
- * measured one after the other, the two sides would see different machines. */
-async function sideBySide(serviceUrl: string, ceilingUrl: string, scenario: Scenario, againstScenario = scenario): Promise<{ project: Measure; ceiling: Measure }> {
+/** The service and its ceiling (or any other server: `againstScenario`), loaded in turns: a
+ * warm-up each (`warmUpSeconds`: the JIT, the service's caches), then ROUNDS rounds of
+ * SECONDS / ROUNDS each. This VM's speed drifts by up to 2x within minutes; measured one after
+ * the other, the two sides would see different machines. `warmedUp` runs between the warm-ups
+ * and the rounds: where the CPU count of the measure starts. */
+async function sideBySide(
+  serviceUrl: string,
+  ceilingUrl: string,
+  scenario: Scenario,
+  { againstScenario = scenario, warmUpSeconds = WARM_UP_SECONDS, warmedUp = async () => {} }: { againstScenario?: Scenario; warmUpSeconds?: number; warmedUp?: () => Promise<void> } = {},
+): Promise<{ project: Measure; ceiling: Measure }> {
   const project = emptyMeasure();
   const ceiling = emptyMeasure();
-  const warm = await run(serviceUrl, scenario, 1);
-  project.acknowledged += warm['2xx'];
-  project.answered += warm.requests.total;
-  ceiling.acknowledged += (await run(ceilingUrl, againstScenario, 1))['2xx'];
+  project.acknowledged += (await run(serviceUrl, scenario, warmUpSeconds))['2xx'];
+  ceiling.acknowledged += (await run(ceilingUrl, againstScenario, warmUpSeconds))['2xx'];
+  await warmedUp();
   for (let round = 0; round < ROUNDS; round++) {
     add(project, await run(serviceUrl, scenario, SECONDS / ROUNDS));
     add(ceiling, await run(ceilingUrl, againstScenario, SECONDS / ROUNDS));
@@ -246,9 +259,13 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const ceilingProcess = await ceilingServer(dataDir, shape.status, shape.body);
       // The service idles during the ceiling's turns: its CPU time over both is its own work.
       // On PostgreSQL, its backends' CPU time is added: the work a query costs is done there.
-      const cpuBefore = cpuMilliseconds(service.child.pid!);
-      const serverCpu = await database.serverCpuMeter();
-      const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario);
+      let cpuBefore = 0;
+      let serverCpu = async (): Promise<number> => 0;
+      const warmedUp = async (): Promise<void> => {
+        cpuBefore = cpuMilliseconds(service.child.pid!);
+        serverCpu = await database.serverCpuMeter();
+      };
+      const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario, { warmedUp });
       project.cpuMicros = ((cpuMilliseconds(service.child.pid!) - cpuBefore + (await serverCpu())) * 1000) / project.answered;
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
@@ -259,7 +276,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
     const jsonServer = await startJsonServer(dataDir, url);
     for (const compared of comparedScenarios()) {
       const mine: Scenario = { name: compared.name, method: compared.method, next: compared.service };
-      const { project, ceiling } = await sideBySide(url, jsonServer.url, mine, { ...mine, next: compared.jsonServer });
+      const { project, ceiling } = await sideBySide(url, jsonServer.url, mine, { againstScenario: { ...mine, next: compared.jsonServer }, warmUpSeconds: JSON_SERVER_WARM_UP_SECONDS });
       results.push({ rows, scenario: compared.name, project, ceiling, against: 'json-server' });
     }
     await jsonServer.close();
@@ -336,10 +353,13 @@ async function benchTokens(rows: number, dataDir: string, results: Row[], notes:
       await until(async () => (await fetch(`${url}/en/api/config/servers/1`, { headers })).status === 200 && (await fetch(`${url}/healthz`)).ok);
       const withToken: Scenario = { ...anonymous, name: `GET by id, ${count} tokens`, headers };
       // CPU time per request: on this shared VM, steadier than throughput (both sides idle but for their turns).
-      const cpuBefore = [cpuMilliseconds(service.child.pid!), cpuMilliseconds(twin.child.pid!)];
-      const { project, ceiling } = await sideBySide(url, twin.url, withToken, anonymous);
+      let cpuBefore = [0, 0];
+      const warmedUp = async (): Promise<void> => {
+        cpuBefore = [cpuMilliseconds(service.child.pid!), cpuMilliseconds(twin.child.pid!)];
+      };
+      const { project, ceiling } = await sideBySide(url, twin.url, withToken, { againstScenario: anonymous, warmedUp });
       const [mine, theirs] = [cpuMilliseconds(service.child.pid!) - cpuBefore[0]!, cpuMilliseconds(twin.child.pid!) - cpuBefore[1]!];
-      const perRequest = [(mine * 1000) / project.acknowledged, (theirs * 1000) / ceiling.acknowledged];
+      const perRequest = [(mine * 1000) / project.answered, (theirs * 1000) / ceiling.answered];
       notes.push(
         `${withToken.name}: CPU per request ${perRequest[0]!.toFixed(1)} µs with the token, ${perRequest[1]!.toFixed(1)} µs anonymous ` +
           `(${((perRequest[0]! / perRequest[1]! - 1) * 100).toFixed(1)} %)`,
