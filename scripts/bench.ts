@@ -386,7 +386,7 @@ async function main(): Promise<void> {
 
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
   process.stdout.write(
-    `\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${SECONDS} s per measure in ${ROUNDS} rounds, ${CONNECTIONS} connections, ` +
+    `\n${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpu}, ${SECONDS} s per measure in ${ROUNDS} rounds after a ${WARM_UP_SECONDS} s warm-up, ${CONNECTIONS} connections, ` +
       `LOG_LEVEL=${LOG_LEVEL}, ${BACKEND === 'sqlite' ? `SQLite, SQLITE_SYNCHRONOUS=${process.env.SQLITE_SYNCHRONOUS || 'default'}` : 'PostgreSQL'}, load average ${loadavg().map((load) => load.toFixed(1)).join(' ')}\n\n`,
   );
   for (const against of ['node:http', 'json-server', 'anonymous'] as const) {
