@@ -14,9 +14,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { benchBackend, createBenchDatabase, type BenchDatabase } from './support/bench-database.js';
+import { benchBackend, createBenchDatabase, serviceCpuMeter, type BenchDatabase } from './support/bench-database.js';
 import { FLEET_TAGS } from './support/fleet-bench.js';
-import { cpuMilliseconds, startService, type ServiceProcess } from './support/service-process.js';
+import { startService, type ServiceProcess } from './support/service-process.js';
 
 const BASELINE = process.env.BENCH_BASELINE;
 const SERVERS = Number(process.env.BENCH_TAG_SERVERS ?? 1_000_000);
@@ -56,8 +56,7 @@ async function get(url: string, path: string): Promise<void> {
 async function measure(side: Side, path: () => string): Promise<{ cpu: number; single: number }> {
   const service = side.service!;
   let sent = 0;
-  const before = cpuMilliseconds(service.pid);
-  const serverCpu = await side.database.serverCpuMeter();
+  const cpuUsed = await serviceCpuMeter(service.pid, side.database);
   const connection = async (): Promise<void> => {
     while (sent < REQUESTS) {
       sent += 1;
@@ -65,7 +64,7 @@ async function measure(side: Side, path: () => string): Promise<{ cpu: number; s
     }
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, connection));
-  const cpu = ((cpuMilliseconds(service.pid) - before + (await serverCpu())) * 1000) / REQUESTS;
+  const cpu = ((await cpuUsed()) * 1000) / REQUESTS;
   const times: number[] = [];
   for (let i = 0; i < SINGLES; i++) {
     const started = performance.now();

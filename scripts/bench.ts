@@ -22,7 +22,7 @@ import { changeFeedFigures } from './support/change-bench.js';
 import { comparedScenarios, startJsonServer } from './support/json-server-bench.js';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
 import { listScenarios, PLAIN_PAGE, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
-import { benchBackend, createBenchDatabase, type BenchDatabase } from './support/bench-database.js';
+import { benchBackend, createBenchDatabase, serviceCpuMeter, type BenchDatabase } from './support/bench-database.js';
 import { seedTokens } from './support/seed.js';
 import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
 import { freePort } from './support/free-port.js';
@@ -259,14 +259,12 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       const ceilingProcess = await ceilingServer(dataDir, shape.status, shape.body);
       // The service idles during the ceiling's turns: its CPU time over both is its own work.
       // On PostgreSQL, its backends' CPU time is added: the work a query costs is done there.
-      let cpuBefore = 0;
-      let serverCpu = async (): Promise<number> => 0;
+      let cpuUsed: () => Promise<number> = async () => 0;
       const warmedUp = async (): Promise<void> => {
-        cpuBefore = cpuMilliseconds(service.child.pid!);
-        serverCpu = await database.serverCpuMeter();
+        cpuUsed = await serviceCpuMeter(service.child.pid!, database);
       };
       const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario, { warmedUp });
-      project.cpuMicros = ((cpuMilliseconds(service.child.pid!) - cpuBefore + (await serverCpu())) * 1000) / project.answered;
+      project.cpuMicros = ((await cpuUsed()) * 1000) / project.answered;
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
       if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, ceilingProcess.url, scenario));

@@ -10,6 +10,15 @@ import { FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './fleet-bench.js';
 
 export type BenchBackend = 'sqlite' | 'postgres';
 
+/** Starts counting the CPU time of the service's process `pid` and of the database's processes
+ * serving it (the work a query costs is done there on PostgreSQL); the function it resolves to
+ * gives the milliseconds they have used since. */
+export async function serviceCpuMeter(pid: number, database: BenchDatabase): Promise<() => Promise<number>> {
+  const before = cpuMilliseconds(pid);
+  const serverCpu = await database.serverCpuMeter();
+  return async () => cpuMilliseconds(pid) - before + (await serverCpu());
+}
+
 export interface BenchDatabase {
   readonly backend: BenchBackend;
   /** DATABASE_URL for the service. */
