@@ -101,7 +101,7 @@ export default fp<DatabaseOptions>(
     }
     app.decorate('store', store);
     const marker = handle.changeMarker;
-    app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker) : undefined);
+    app.decorate('entryCache', marker !== undefined && config.entryCacheSize > 0 ? new EntryCache(config.entryCacheSize, marker, registry.resources.map((resource) => resource.table)) : undefined);
     app.decorate('listCache', config.listCacheSize > 0 ? new ListCache(config.listCacheSize) : undefined);
     app.decorate('database', handle);
   },
