@@ -13,7 +13,7 @@ import type { EntryCache } from './entry-cache.js';
 import type { ListCache } from './list-cache.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import { listBody } from './list-body.js';
-import { shownEntry, type ShownEntry } from './shown-entry.js';
+import { readAnswer, type ReadAnswer } from './shown-entry.js';
 import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {
@@ -32,7 +32,7 @@ export type Result =
   | { readonly action: 'list'; readonly plan: ListPlan; readonly etag: string; readonly body: string }
   /** If-None-Match holds the list's current tag: the list query was not run. */
   | { readonly action: 'list unchanged'; readonly plan: ListPlan; readonly etag: string }
-  | { readonly action: 'read'; readonly plan: ReadPlan; readonly shown: ShownEntry }
+  | { readonly action: 'read'; readonly plan: ReadPlan; readonly answer: ReadAnswer }
   | { readonly action: 'create' | 'update'; readonly plan: WritePlan; readonly entry: Entry }
   | { readonly action: 'delete'; readonly plan: DeletePlan }
   | { readonly action: 'restore'; readonly plan: RestorePlan; readonly entry: Entry }
@@ -69,7 +69,7 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       return { action: 'list', plan, etag, body };
     }
     case 'read':
-      return { action: 'read', plan, shown: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan)) };
+      return { action: 'read', plan, answer: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan)) };
     case 'create':
     case 'update':
       return { action: plan.action, plan, entry: await changing(context, plan, [plan], (tx) => write(tx, plan)) };
@@ -90,13 +90,13 @@ async function readListVersion(context: ExecutionContext, plan: ListPlan): Promi
   return version;
 }
 
-async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<ShownEntry> {
+async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<ReadAnswer> {
   const ticket = context.cache?.ticket();
   const entry = await context.store.read(plan.resource, plan.id);
   if (entry === undefined) throw entryNotFound(plan.resource.name, plan.id);
-  const shown = shownEntry(entry);
-  if (ticket !== undefined) context.cache?.fill(plan.resource.table, plan.id, shown, ticket);
-  return shown;
+  const answer = readAnswer(entry);
+  if (ticket !== undefined) context.cache?.fill(plan.resource.table, plan.id, answer, ticket);
+  return answer;
 }
 
 /** Runs a write's transaction, rolled back for a dry run, with the cached copies of the

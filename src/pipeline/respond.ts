@@ -26,29 +26,28 @@ function unassigned(entry: Entry): Record<string, unknown> {
 
 export function respond(result: Result): Outcome {
   const { plan } = result;
-  const resource = JSON.stringify(plan.resource.name);
   switch (result.action) {
     case 'list':
       return { status: 200, headers: { etag: result.etag }, body: result.body };
     case 'list unchanged':
       return { status: 304, headers: { etag: result.etag } };
     case 'read': {
-      const { json, etag } = result.shown;
+      const { body, etag } = result.answer;
       const ifNoneMatch = result.plan.ifNoneMatch;
       if (ifNoneMatch !== undefined && !ifNoneMatchHolds(ifNoneMatch, etag)) return { status: 304, headers: { etag } };
-      return { status: 200, headers: { etag }, body: `{"item":${json}}` };
+      return { status: 200, headers: { etag }, body };
     }
     case 'create': {
       if (result.plan.dryRun) return { status: 201, headers: DRY_RUN, body: JSON.stringify({ id: null, resource: plan.resource.name, item: unassigned(result.entry) }) };
       const { json, etag } = shownEntry(result.entry);
       const location = `/${result.plan.lang}/api/config/${plan.resource.name}/${result.entry.id}`;
-      return { status: 201, headers: { location, etag }, body: `{"id":${result.entry.id},"resource":${resource},"item":${json}}` };
+      return { status: 201, headers: { location, etag }, body: `{"id":${result.entry.id},"resource":${JSON.stringify(plan.resource.name)},"item":${json}}` };
     }
     case 'update':
     case 'restore': {
       const { json, etag } = shownEntry(result.entry);
       const done = result.action === 'update' ? '"updated":true' : '"restored":true';
-      return { status: 200, headers: { etag, ...(result.plan.dryRun ? DRY_RUN : {}) }, body: `{"id":${result.entry.id},"resource":${resource},${done},"item":${json}}` };
+      return { status: 200, headers: { etag, ...(result.plan.dryRun ? DRY_RUN : {}) }, body: `{"id":${result.entry.id},"resource":${JSON.stringify(plan.resource.name)},${done},"item":${json}}` };
     }
     case 'delete':
       return { status: 200, headers: result.plan.dryRun ? DRY_RUN : {}, body: JSON.stringify({ id: result.plan.id, deleted: true, mode: result.plan.mode }) };

@@ -13,3 +13,16 @@ export function shownEntry(entry: Entry): ShownEntry {
   const json = JSON.stringify(entry);
   return { json, etag: entityTagOfJson(json) };
 }
+
+/** GET by id's answer, as the entry cache keeps it: the body, `{"item": …}`, encoded once
+ * (a cached entry is sent many times: as bytes, no string is joined, flattened and encoded
+ * again for each), and the entity tag. */
+export interface ReadAnswer {
+  readonly body: Buffer;
+  readonly etag: string;
+}
+
+export function readAnswer(entry: Entry): ReadAnswer {
+  const { json, etag } = shownEntry(entry);
+  return { body: Buffer.from(`{"item":${json}}`), etag };
+}
