@@ -306,6 +306,36 @@ describe('the change log (anonymous access)', { timeout: 300_000 }, () => {
     assert.deepEqual(requestIds(await newRecords()), [marker]);
   });
 
+  test('writes sent at once (one commit group on SQLite): records, totals and list versions of exactly those that stood', async () => {
+    const taken = (await write(201, 'POST', `${API}/tags`, { name: unique('taken') })).body.item as Record<string, any>;
+    const listed = await write(200, 'GET', `${API}/tags?limit=1`);
+    const totalBefore = listed.body.total as number;
+    await newRecords();
+    const accepted = Array.from({ length: 12 }, (_, i) => ({ rid: requestId(`together-${i}`), name: unique('together') }));
+    const sent = [
+      ...accepted.map(({ rid, name }) => send('POST', `${API}/tags`, { name }, { 'x-request-id': rid })),
+      ...Array.from({ length: 4 }, () => send('POST', `${API}/tags?dry_run=true`, { name: unique('dry') })),
+      ...Array.from({ length: 4 }, () => send('POST', `${API}/tags`, { name: taken.name })),
+      ...Array.from({ length: 4 }, () => send('POST', `${API}/tags`, { name: unique('bad'), color: 'red' })),
+      ...Array.from({ length: 4 }, () => send('PATCH', `${API}/tags/2000000`, { color: '#000000' })),
+    ];
+    const replies = await Promise.all(sent);
+    assert.deepEqual(
+      replies.map((reply) => reply.status),
+      [...accepted.map(() => 201), 201, 201, 201, 201, 409, 409, 409, 409, 422, 422, 422, 422, 404, 404, 404, 404],
+    );
+    const records = await newRecords();
+    assert.deepEqual(requestIds(records).sort(), accepted.map(({ rid }) => rid).sort(), 'one record per write that stood, none for the others');
+    for (let i = 1; i < records.length; i++) assert.equal(records[i]!.id, records[i - 1]!.id + 1, 'consecutive ids');
+    for (const record of records) {
+      const reply = replies[accepted.findIndex(({ rid }) => rid === record.request_id)]!;
+      assertRecord(record, { action: 'create', resource: 'tags', entry_id: reply.body.id, request_id: record.request_id, before: null, after: await read('tags', reply.body.id) });
+    }
+    const after = await write(200, 'GET', `${API}/tags?limit=1`);
+    assert.equal(after.body.total, totalBefore + accepted.length, 'the total counts the creates that stood, only');
+    assert.notEqual(after.headers.get('etag'), listed.headers.get('etag'), 'the list version moved');
+  });
+
   test('deleting a tag records the delete and, as updates, every server it is removed from', async () => {
     const [doomed, kept] = [(await write(201, 'POST', `${API}/tags`, { name: unique('doomed') })).body.id as number, (await write(201, 'POST', `${API}/tags`, { name: unique('kept') })).body.id as number];
     const both = (await write(201, 'POST', `${API}/servers`, { ip: '10.143.0.1', tags: [doomed, kept] })).body.id as number;

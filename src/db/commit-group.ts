@@ -7,11 +7,10 @@
 // fails, every write of the group fails with it and none is acknowledged.
 import { CompiledQuery, isCompilable, type Kysely, type QueryResult, type Transaction } from 'kysely';
 import type { Database } from './database-schema.js';
-
-type Work<T> = (tx: Transaction<Database>) => Promise<T>;
+import { TransactionTails, type TransactionWork } from './transaction-tail.js';
 
 interface Pending {
-  work: Work<unknown>;
+  work: TransactionWork<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -35,7 +34,7 @@ export class CommitGroup {
     private readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>,
   ) {}
 
-  run<T>(work: Work<T>): Promise<T> {
+  run<T>(work: TransactionWork<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
@@ -73,10 +72,12 @@ export class CommitGroup {
     if (this.runOnConnection !== undefined) runDirectly(tx, this.runOnConnection);
     try {
       const results: Result[] = [];
+      // Shared by the group's writes: written once, after the last of them (transaction-tail.ts).
+      const tails = new TransactionTails();
       for (const pending of group) {
         await tx.executeQuery(SAVEPOINT);
         try {
-          results.push({ ok: true, value: await pending.work(tx) });
+          results.push({ ok: true, value: await pending.work(tx, tails) });
         } catch (error) {
           await tx.executeQuery(ROLLBACK_TO);
           results.push({ ok: false, error });
@@ -85,8 +86,12 @@ export class CommitGroup {
       }
       // A group none of whose writes stands (refusals, dry runs) is rolled back rather than
       // committed: a commit would still write the pages those writes touched and undid.
-      if (results.some((result) => result.ok)) await tx.commit().execute();
-      else await tx.rollback().execute();
+      if (results.some((result) => result.ok)) {
+        await tails.write(tx);
+        await tx.commit().execute();
+      } else {
+        await tx.rollback().execute();
+      }
       return results;
     } catch (error) {
       if (!tx.isCommitted && !tx.isRolledBack) await tx.rollback().execute().catch(() => undefined);

@@ -4,6 +4,7 @@ import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
 import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
+import { TransactionTails, type TransactionWork } from './transaction-tail.js';
 import type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
@@ -24,8 +25,9 @@ export interface DatabaseHandle {
   /** A short, credential-free description for logs. */
   readonly description: string;
   /** Runs `work` in a transaction (grouped with others where the dialect says so): committed
-   * if it resolves, rolled back if it throws. */
-  transaction<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T>;
+   * if it resolves, rolled back if it throws. Its tails are written after it, before the
+   * COMMIT (transaction-tail.ts). */
+  transaction<T>(work: TransactionWork<T>): Promise<T>;
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure;
   /** The error to stop the start with: one sentence for the operator (a ConfigError) when
@@ -48,6 +50,14 @@ export interface DatabaseHandle {
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */
   readonly changeSignal: ChangeSignal | undefined;
+}
+
+/** A transaction of one work, with tails of its own. */
+async function alone<T>(tx: Transaction<Database>, work: TransactionWork<T>): Promise<T> {
+  const tails = new TransactionTails();
+  const result = await work(tx, tails);
+  await tails.write(tx);
+  return result;
 }
 
 async function ping(db: Kysely<Database>, timeoutMs: number): Promise<void> {
@@ -102,7 +112,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     ddl: dialect.ddl,
     queries: dialect.queries,
     description,
-    transaction: (work) => (commitGroup === undefined ? db.transaction().execute(work) : commitGroup.run(work)),
+    transaction: (work) => (commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work)) : commitGroup.run(work)),
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
     startupError: (error) => startupError(dialect, description, error),
     ping: (timeoutMs) => ping(db, timeoutMs),

@@ -35,6 +35,7 @@ export interface PendingChange {
 /** A change serialized when it was made (a later write of the same transaction cannot
  * alter its snapshots), written when the transaction's work is done. */
 export interface SerializedChange {
+  readonly author: Author;
   readonly action: ChangeAction;
   readonly resource: string;
   readonly entryId: number;
@@ -43,8 +44,9 @@ export interface SerializedChange {
   readonly secretsChanged: string;
 }
 
-export function serializeChange(change: PendingChange): SerializedChange {
+export function serializeChange(change: PendingChange, author: Author): SerializedChange {
   return {
+    author,
     action: change.action,
     resource: change.resource.name,
     entryId: change.entryId,
@@ -85,7 +87,6 @@ export async function writeChanges(
   templates: QueryTemplates,
   capabilities: DatabaseCapabilities,
   changes: readonly SerializedChange[],
-  author: Author,
 ): Promise<number> {
   const taken = templates.get(`take change ids ${capabilities.updateReturning}`, (slot) => {
     const update = tx.updateTable('change_log_state').set((eb) => ({ last_id: eb('last_id', '+', slot(0)) })).where('id', '=', 1);
@@ -112,8 +113,8 @@ export async function writeChanges(
         change.action,
         change.resource,
         change.entryId,
-        author.actor,
-        author.requestId,
+        change.author.actor,
+        change.author.requestId,
         change.before,
         change.after,
         change.secretsChanged,

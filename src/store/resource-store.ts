@@ -14,6 +14,7 @@ import { QueryTemplates } from './query-templates.js';
 import { probeWrite, readChanges, readCount } from './resource-counts.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
 import { StoreTransaction } from './store-transaction.js';
+import { WriteTail, type ChangeReceipt } from './write-tail.js';
 
 export interface ListPage {
   readonly items: Entry[];
@@ -61,14 +62,16 @@ export class ResourceStore {
    * `author`: who makes the changes the work records (StoreTransaction.recordChange). */
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>, author?: Author): Promise<T> {
     try {
-      let lastChange: number | undefined;
-      const result = await this.handle.transaction(async (tx) => {
-        const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets, author, this.handle.changeSignal?.notify);
+      let receipt: ChangeReceipt | undefined;
+      const result = await this.handle.transaction(async (tx, tails) => {
+        const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify));
+        const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets, author, tail);
         const outcome = await work(storeTx);
-        lastChange = await storeTx.finish();
+        receipt = storeTx.finish();
         return outcome;
       });
       this.health.succeeded();
+      const lastChange = receipt?.lastChange;
       if (lastChange !== undefined) for (const listener of this.committedListeners) listener(lastChange);
       return result;
     } catch (error) {

@@ -1,6 +1,6 @@
 // The writes of one transaction, driven by the registry; its unique rules are enforced by
 // unique-rules.ts.
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import type { ReferencingField } from '../registry/registry.js';
@@ -8,10 +8,10 @@ import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/reso
 import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
-import { serializeChange, writeChanges, type Author, type PendingChange, type SerializedChange } from './change-log.js';
+import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
 import { rowBatches, slottedRows } from './row-batches.js';
-import { adjustCount } from './resource-counts.js';
+import type { ChangeReceipt, CountChange, WriteTail } from './write-tail.js';
 import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
 
 type AnyDb = Kysely<any>;
@@ -23,12 +23,13 @@ const ROWS_PER_STATEMENT = 500;
 
 export class StoreTransaction {
   private readonly db: AnyDb;
-  /** Changes of resource_counts of every table changed, written once when the work is done
-   * (a bulk write of a thousand entries then updates each count row once, not a thousand
-   * times); each moves the table's change counter, the version of its lists. */
-  private readonly countChanges = new Map<ResourceDefinition, { total: number; live: number }>();
+  /** Changes of resource_counts of every table changed, handed to the transaction's tail
+   * when the work is done (a bulk write of a thousand entries, or a commit group of many
+   * writes, then updates each count row once); each moves the table's change counter, the
+   * version of its lists. */
+  private readonly countChanges = new Map<ResourceDefinition, CountChange>();
   private readonly referenceStates = new Map<string, ReferenceState>();
-  /** The change log's records of this transaction, written last by finish(). */
+  /** The change log's records of this write, handed to the transaction's tail by finish(). */
   private readonly changes: SerializedChange[] = [];
   private readonly unique: UniqueRules;
 
@@ -41,8 +42,8 @@ export class StoreTransaction {
     private readonly secrets: SecretBox,
     /** Who makes the changes; undefined for work that records none (a token's creation). */
     private readonly author: Author | undefined,
-    /** Run after writing change records, where the database signals commits (ChangeSignal). */
-    private readonly changeSignal: CompiledQuery | undefined,
+    /** Where the counts and change records go when the work is done, written before the commit. */
+    private readonly tail: WriteTail,
   ) {
     this.db = tx as AnyDb;
     this.unique = new UniqueRules(this.db, capabilities, failureOf, templates);
@@ -182,20 +183,17 @@ export class StoreTransaction {
   /** Notes a change for the change log (contract section 13), written by finish(). */
   recordChange(change: PendingChange): void {
     if (this.author === undefined) throw new Error('this transaction records no changes');
-    this.changes.push(serializeChange(change));
+    this.changes.push(serializeChange(change, this.author));
   }
 
-  /** Writes what the work left pending; called once, before the commit. Resolves to the id
-   * of the last change record written, or undefined if none. The change log comes last: its
-   * ordering lock is then held only for the insert and the commit (see writeChanges). */
-  async finish(): Promise<number | undefined> {
-    for (const [resource, change] of this.countChanges) await adjustCount(this.tx, this.templates, resource, change.total, change.live);
+  /** Hands what the work left pending to the transaction's tail, as the work's last step (a
+   * write refused or rolled back never gets here, and adds nothing). The receipt tells the id
+   * of the write's last change record once the tail is written. */
+  finish(): ChangeReceipt {
+    const receipt = this.tail.add(this.countChanges, this.changes);
     this.countChanges.clear();
-    if (this.changes.length === 0 || this.author === undefined) return undefined;
-    const last = await writeChanges(this.tx, this.templates, this.capabilities, this.changes, this.author);
-    if (this.changeSignal !== undefined) await this.tx.executeQuery(this.changeSignal);
     this.changes.length = 0;
-    return last;
+    return receipt;
   }
 
   /** The entries of `referencing` whose set holds `targetId`, as responses show them, locked

@@ -1,0 +1,68 @@
+// What the writes of one transaction leave to its end (a TransactionTail): the changes of
+// resource_counts, and the change log's records in the order the writes made them. Written
+// once for the transaction: on SQLite, where a commit group holds many writes, one count
+// update per table and one change log insert serve the whole group, where each write would
+// otherwise run its own (about a tenth of the CPU of a single create).
+import type { CompiledQuery, Transaction } from 'kysely';
+import type { DatabaseCapabilities } from '../db/connect.js';
+import type { Database } from '../db/database-schema.js';
+import type { TransactionTail } from '../db/transaction-tail.js';
+import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { writeChanges, type SerializedChange } from './change-log.js';
+import type { QueryTemplates } from './query-templates.js';
+import { adjustCount } from './resource-counts.js';
+
+/** Entries added and made live (negative: removed) in a table. */
+export interface CountChange {
+  total: number;
+  live: number;
+}
+
+/** What a write learns once its transaction's tail is written: the id of its last change
+ * record, or undefined if it recorded none. */
+export interface ChangeReceipt {
+  lastChange: number | undefined;
+}
+
+export class WriteTail implements TransactionTail {
+  private readonly counts = new Map<ResourceDefinition, CountChange>();
+  private readonly changes: SerializedChange[] = [];
+  /** Each write's receipt, and the position of its last record in `changes`. */
+  private readonly receipts: { receipt: ChangeReceipt; last: number }[] = [];
+
+  constructor(
+    private readonly templates: QueryTemplates,
+    private readonly capabilities: DatabaseCapabilities,
+    /** Run after writing change records, where the database signals commits (ChangeSignal). */
+    private readonly changeSignal: CompiledQuery | undefined,
+  ) {}
+
+  /** Adds what one write left, as the last step of its work. */
+  add(counts: ReadonlyMap<ResourceDefinition, CountChange>, changes: readonly SerializedChange[]): ChangeReceipt {
+    for (const [resource, change] of counts) {
+      const sum = this.counts.get(resource);
+      if (sum === undefined) this.counts.set(resource, { ...change });
+      else {
+        sum.total += change.total;
+        sum.live += change.live;
+      }
+    }
+    const receipt: ChangeReceipt = { lastChange: undefined };
+    if (changes.length > 0) {
+      this.changes.push(...changes);
+      this.receipts.push({ receipt, last: this.changes.length - 1 });
+    }
+    return receipt;
+  }
+
+  // Counts first, the change log last: its ordering lock is then held only for its insert and
+  // the commit (see writeChanges).
+  async write(tx: Transaction<Database>): Promise<void> {
+    for (const [resource, change] of this.counts) await adjustCount(tx, this.templates, resource, change.total, change.live);
+    if (this.changes.length === 0) return;
+    const last = await writeChanges(tx, this.templates, this.capabilities, this.changes);
+    const first = last - this.changes.length + 1;
+    for (const { receipt, last: position } of this.receipts) receipt.lastChange = first + position;
+    if (this.changeSignal !== undefined) await tx.executeQuery(this.changeSignal);
+  }
+}
