@@ -1,5 +1,5 @@
 // Reads of one entry run at once, past Kysely's connection queue, where the database allows
-// it (DatabaseHandle.readNow: SQLite, when no transaction is open). A read made while a
+// it (DatabaseHandle.readRowNow: SQLite, when no transaction is open). A read made while a
 // transaction holds SQLite's one connection must still wait for it, as a queued read does:
 // it must never see what that transaction wrote, which may yet be rolled back.
 import assert from 'node:assert/strict';
@@ -48,7 +48,10 @@ describe('reads next to an open transaction', () => {
     const entry = await store.read(tags, id);
     assert.equal(entry?.id, id);
     assert.equal(await store.read(tags, id + 1_000_000), undefined);
-    if (handle.readNow !== undefined) assert.deepEqual(handle.readNow('select 1 as one', []), [{ one: 1 }]);
+    if (handle.readRowNow !== undefined) {
+      assert.deepEqual(handle.readRowNow('select 1 as one, ? as two', ['b']), [1, 'b']);
+      assert.equal(handle.readRowNow('select 1 where 0', []), null);
+    }
   });
 
   test('a read made while a transaction is open never sees its writes', async () => {
@@ -58,7 +61,7 @@ describe('reads next to an open transaction', () => {
     await assert.rejects(
       handle.transaction(async (tx) => {
         await (tx as any).updateTable('tags').set({ name: 'never-committed' }).where('id', '=', id).execute();
-        if (handle.readNow !== undefined) assert.equal(handle.readNow('select name from tags where id = ?', [id]), undefined, 'no read at once in a transaction');
+        if (handle.readRowNow !== undefined) assert.equal(handle.readRowNow('select name from tags where id = ?', [id]), undefined, 'no read at once in a transaction');
         // Not awaited: on SQLite it waits for the connection this transaction holds.
         reads.push(store.read(tags, id));
         throw new Rollback();

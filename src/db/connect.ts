@@ -46,7 +46,7 @@ export interface DatabaseHandle {
    * can and no transaction is open: the rows, or undefined (then run it through `db`). Reads
    * of one row cost less than Kysely's queue and promises around them. Undefined where the
    * database is a round trip away (PostgreSQL, MariaDB). */
-  readonly readNow: ((sql: string, parameters: readonly unknown[]) => unknown[] | undefined) | undefined;
+  readonly readRowNow: ((sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined) | undefined;
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */
   readonly changeSignal: ChangeSignal | undefined;
@@ -118,7 +118,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     ping: (timeoutMs) => ping(db, timeoutMs),
     poolStatistics: opened.poolStatistics,
     changeMarker: opened.changeMarker,
-    readNow: opened.readNow,
+    readRowNow: opened.readRowNow,
     changeSignal: opened.changeSignal,
   };
 }

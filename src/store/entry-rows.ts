@@ -74,6 +74,18 @@ export function decodeEntry(resource: ResourceDefinition, row: Row): Entry {
   return entry as Entry;
 }
 
+/** The same from a row's values in the order EntrySelections.all selects them, which is the
+ * order of shownFields. */
+export function decodeEntryValues(resource: ResourceDefinition, values: readonly unknown[]): Entry {
+  const entry: Record<string, unknown> = {};
+  const fields = shownFields(resource);
+  for (let i = 0; i < fields.length; i++) {
+    const [name, field] = fields[i]!;
+    entry[name] = field.type.fromColumn(values[i]);
+  }
+  return entry as Entry;
+}
+
 /** Field values (API names, canonical values) to columns; secrets are sealed here. */
 export function encodeValues(resource: ResourceDefinition, values: Record<string, unknown>, secrets: SecretBox): Row {
   const row: Row = {};

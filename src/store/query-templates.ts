@@ -10,8 +10,8 @@ class Slot {
   constructor(readonly index: number) {}
 }
 
-/** DatabaseHandle.readNow. */
-export type ReadNow = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+/** DatabaseHandle.readRowNow. */
+export type ReadRowNow = (sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined;
 
 /** Hands out the placeholders a query template is built with. */
 export type SlotMaker = (index: number) => any;
@@ -34,10 +34,11 @@ export class QueryTemplate<Row> {
     return executor.executeQuery(this.with(values));
   }
 
-  /** The rows of a read with `values` in the slots: at once where `readNow` can (see
-   * DatabaseHandle.readNow), else through `executor`. */
-  async rows(executor: Kysely<any>, readNow: ReadNow | undefined, values: readonly unknown[]): Promise<Row[]> {
-    return (readNow?.(this.sql, this.parametersWith(values)) as Row[] | undefined) ?? (await this.execute(executor, values)).rows;
+  /** The first row's values of a read with `values` in the slots, in the order selected, read
+   * at once where `readRowNow` can (DatabaseHandle.readRowNow): null when there is no row,
+   * undefined when it cannot now (then `execute` it). */
+  rowNow(readRowNow: ReadRowNow | undefined, values: readonly unknown[]): unknown[] | null | undefined {
+    return readRowNow?.(this.sql, this.parametersWith(values));
   }
 
   /** The statement with `values` in the slots. */

@@ -7,7 +7,7 @@ import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connec
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
-import { EntrySelections, decodeEntry, type Entry, type Row } from './entry-rows.js';
+import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
@@ -109,7 +109,9 @@ export class ResourceStore {
     const query = this.templates.get(`byId ${resource.table} false`, (slot) =>
       db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0)),
     );
-    const row = (await query.rows(db, this.handle.readNow, [id]))[0] as Row | undefined;
+    const values = query.rowNow(this.handle.readRowNow, [id]);
+    if (values !== undefined) return values === null ? undefined : decodeEntryValues(resource, values);
+    const row = (await query.execute(db, [id])).rows[0] as Row | undefined;
     return row === undefined ? undefined : decodeEntry(resource, row);
   }
 

@@ -90,8 +90,9 @@ export interface OpenedDatabase {
    * transaction, which holds that connection from BEGIN to COMMIT (CommitGroup). */
   readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>;
   /** Runs a read statement at once, synchronously, where an embedded database can (no
-   * transaction holds its one connection); undefined when it cannot now. */
-  readonly readNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+   * transaction holds its one connection): its first row's values in the order selected, or
+   * null when it has none; undefined when it cannot now. */
+  readonly readRowNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined;
   readonly changeSignal?: ChangeSignal;
 }
 
