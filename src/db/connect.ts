@@ -43,9 +43,10 @@ export interface DatabaseHandle {
    * it cannot (PostgreSQL, MariaDB). */
   readonly changeMarker: (() => unknown) | undefined;
   /** Runs a read statement synchronously, past Kysely's connection queue, where the dialect
-   * can and no transaction is open: the rows, or undefined (then run it through `db`). Reads
-   * of one row cost less than Kysely's queue and promises around them. Undefined where the
-   * database is a round trip away (PostgreSQL, MariaDB). */
+   * can and no transaction is open: the first row's values in the order selected, null when
+   * there is none, or undefined (then run it through `db`). Reads of one row cost less than
+   * Kysely's queue and promises around them. Undefined where the database is a round trip
+   * away (PostgreSQL, MariaDB). */
   readonly readRowNow: ((sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined) | undefined;
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */

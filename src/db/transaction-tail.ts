@@ -24,10 +24,14 @@ export class TransactionTails {
     return tail as T;
   }
 
+  /** Writes every tail, in the order they were first asked for. (One kind today, the store's
+   * counts and change records; a second would have to come before it: the change log takes
+   * its ordering lock last, see writeChanges.) */
   async write(tx: Transaction<Database>): Promise<void> {
     for (const tail of this.tails.values()) await tail.write(tx);
   }
 }
 
-/** The work of one write: its transaction, and the tails it shares with the writes of it. */
+/** The work of one write: its transaction, and the tails it shares with the other writes of
+ * that transaction. */
 export type TransactionWork<T> = (tx: Transaction<Database>, tails: TransactionTails) => Promise<T>;

@@ -93,11 +93,11 @@ export class EntryCache {
   }
 
   /** Keeps what was read under `ticket`, unless a write began or ended since. */
-  fill(table: string, id: number, entry: ReadAnswer, ticket: number): void {
+  fill(table: string, id: number, answer: ReadAnswer, ticket: number): void {
     if (ticket !== this.generation) return;
     // Oldest first: dashboards re-read the same entries, which a refill brings back.
     makeRoom(this.entries, this.capacity);
-    this.entries.set(this.key(table, id), entry);
+    this.entries.set(this.key(table, id), answer);
   }
 
   /** Called when a change of an existing entry begins, and again when it has ended, however

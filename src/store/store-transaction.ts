@@ -180,7 +180,7 @@ export class StoreTransaction {
     return { ...existing, [deletion.flagField]: 0, updated_at: now };
   }
 
-  /** Notes a change for the change log (contract section 13), written by finish(). */
+  /** Notes a change for the change log (contract section 13), handed to the tail by finish(). */
   recordChange(change: PendingChange): void {
     if (this.author === undefined) throw new Error('this transaction records no changes');
     this.changes.push(serializeChange(change, this.author));
