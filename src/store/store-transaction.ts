@@ -11,7 +11,7 @@ import type { QueryTemplates } from './query-templates.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
 import { rowBatches, slottedRows } from './row-batches.js';
-import type { ChangeReceipt, CountChange, WriteTail } from './write-tail.js';
+import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
 import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
 
 type AnyDb = Kysely<any>;
@@ -278,8 +278,7 @@ export class StoreTransaction {
   }
 
   private countChange(resource: ResourceDefinition, total: number, live: number): void {
-    const change = this.countChanges.get(resource) ?? { total: 0, live: 0 };
-    this.countChanges.set(resource, { total: change.total + total, live: change.live + live });
+    addCountChange(this.countChanges, resource, total, live);
   }
 
   /** Runs an insert or update template over `row`'s columns; the stored entry comes back

@@ -18,6 +18,16 @@ export interface CountChange {
   live: number;
 }
 
+/** Adds `total` and `live` to `resource`'s change in `counts`. */
+export function addCountChange(counts: Map<ResourceDefinition, CountChange>, resource: ResourceDefinition, total: number, live: number): void {
+  const sum = counts.get(resource);
+  if (sum === undefined) counts.set(resource, { total, live });
+  else {
+    sum.total += total;
+    sum.live += live;
+  }
+}
+
 /** What a write learns once its transaction's tail is written: the id of its last change
  * record, or undefined if it recorded none. */
 export interface ChangeReceipt {
@@ -39,14 +49,7 @@ export class WriteTail implements TransactionTail {
 
   /** Adds what one write left, as the last step of its work. */
   add(counts: ReadonlyMap<ResourceDefinition, CountChange>, changes: readonly SerializedChange[]): ChangeReceipt {
-    for (const [resource, change] of counts) {
-      const sum = this.counts.get(resource);
-      if (sum === undefined) this.counts.set(resource, { ...change });
-      else {
-        sum.total += change.total;
-        sum.live += change.live;
-      }
-    }
+    for (const [resource, change] of counts) addCountChange(this.counts, resource, change.total, change.live);
     const receipt: ChangeReceipt = { lastChange: undefined };
     if (changes.length > 0) {
       this.changes.push(...changes);
