@@ -5,7 +5,9 @@
 // the end, a 304 poll), POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with
 // 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). On SQLite,
 // GET by id's floor too: node:http reading the row from the same file, against node:http (the
-// row `node:http + SQLite read`; scripts/support/read-floor-server.ts). Then the cost
+// row `node:http + SQLite read`; scripts/support/read-floor-server.ts), GET by id from the
+// entry cache where the servers outnumber it, and what the three say of GET by id's budget
+// (scripts/support/read-budget.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its
 // database; SQLite only): on a shared machine that ratio moves by far more than 5 %, so the
@@ -18,13 +20,15 @@ import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, 
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { DEFAULT_ENTRY_CACHE_SIZE } from '../src/config/config.js';
 import { changeFeedFigures } from './support/change-bench.js';
 import { comparedScenarios, startJsonServer } from './support/json-server-bench.js';
 import { bulkFigures, FIRST_CLIENT, FLEET_CLIENTS, FLEET_TAGS } from './support/fleet-bench.js';
 import { listScenarios, PLAIN_PAGE, relativeToPlainPage, singleRequestMedians } from './support/list-bench.js';
 import { benchBackend, createBenchDatabase, serviceCpuMeter, type BenchDatabase } from './support/bench-database.js';
 import { seedTokens } from './support/seed.js';
-import { cpuMilliseconds, residentMegabytes } from './support/service-process.js';
+import { readBudget } from './support/read-budget.js';
+import { cpuMilliseconds, mainThreadNanoseconds, residentMegabytes } from './support/service-process.js';
 import { freePort } from './support/free-port.js';
 
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
@@ -32,6 +36,10 @@ const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
 const READ_FLOOR = resolve(import.meta.dirname, 'support/read-floor-server.ts');
 /** The name of the read floor's row (scripts/support/read-floor-server.ts). */
 const READ_FLOOR_ROW = 'node:http + SQLite read';
+/** GET by id of the first CACHED_IDS servers only, on SQLite at sizes the entry cache cannot
+ * hold: they stay in it, so this row is what a request from the cache costs there. */
+const CACHED_ROW = 'GET by id, cached';
+const CACHED_IDS = 1_000;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // A service just started runs its first second or two a third slower (JIT, entry cache): the
@@ -57,6 +65,8 @@ interface Measure {
   answered: number;
   /** The service's CPU time per request answered, in µs: steadier than req/s on a loaded VM. */
   cpuMicros?: number;
+  /** Its main thread's time per request answered, in µs (scripts/support/read-budget.ts). */
+  threadMicros?: number;
 }
 
 interface Row {
@@ -116,14 +126,14 @@ function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 
 /** The ceiling: what node:http alone does with a body of the same size and status, served
  * from a process of its own as the service is. */
-async function ceilingServer(dataDir: string, status: number, body: string): Promise<{ url: string; close: () => Promise<void> }> {
+async function ceilingServer(dataDir: string, status: number, body: string): Promise<{ url: string; pid: number; close: () => Promise<void> }> {
   const bodyFile = join(dataDir, 'ceiling-body.json');
   writeFileSync(bodyFile, body);
   return helperServer(CEILING, [String(status), bodyFile]);
 }
 
 /** One of the bench's own servers (the ceiling, the read floor), in a process of its own. */
-async function helperServer(script: string, args: string[]): Promise<{ url: string; close: () => Promise<void> }> {
+async function helperServer(script: string, args: string[]): Promise<{ url: string; pid: number; close: () => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((done, fail) => {
     let output = '';
@@ -134,7 +144,7 @@ async function helperServer(script: string, args: string[]): Promise<{ url: stri
     });
     child.once('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, close: () => stopped(child, 'SIGTERM') };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, close: () => stopped(child, 'SIGTERM') };
 }
 
 /** The service and its ceiling (or any other server: `againstScenario`), loaded in turns: a
@@ -227,6 +237,8 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
     const randomId = (): number => 1 + Math.floor(Math.random() * rows);
     const scenarios: Scenario[] = [
       { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${randomId()}` }) },
+      // PostgreSQL and MariaDB keep no entry cache (README, Decisions): no such row there.
+      ...(database.file !== undefined && rows > DEFAULT_ENTRY_CACHE_SIZE ? [{ name: CACHED_ROW, method: 'GET' as const, next: () => ({ path: `/en/api/config/servers/${1 + Math.floor(Math.random() * CACHED_IDS)}` }) }] : []),
       { name: 'GET list page (100)', method: 'GET', next: () => ({ path: '/en/api/config/servers?limit=100' }) },
       { name: PLAIN_PAGE, uncached: true, method: 'GET', next: () => ({ path: '/en/api/config/servers?limit=100' }) },
       { name: 'list ?tag=', uncached: true, method: 'GET', next: () => ({ path: `/en/api/config/servers?limit=100&tag=${1 + Math.floor(Math.random() * FLEET_TAGS)}` }) },
@@ -260,14 +272,18 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       // The service idles during the ceiling's turns: its CPU time over both is its own work.
       // On PostgreSQL, its backends' CPU time is added: the work a query costs is done there.
       let cpuUsed: () => Promise<number> = async () => 0;
+      let threadsBefore = [0, 0];
       const warmedUp = async (): Promise<void> => {
         cpuUsed = await serviceCpuMeter(service.child.pid!, database);
+        threadsBefore = [mainThreadNanoseconds(service.child.pid!), mainThreadNanoseconds(ceilingProcess.pid)];
       };
       const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario, { warmedUp });
       project.cpuMicros = ((await cpuUsed()) * 1000) / project.answered;
+      project.threadMicros = (mainThreadNanoseconds(service.child.pid!) - threadsBefore[0]!) / 1000 / project.answered;
+      ceiling.threadMicros = (mainThreadNanoseconds(ceilingProcess.pid) - threadsBefore[1]!) / 1000 / ceiling.answered;
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
-      if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, ceilingProcess.url, scenario));
+      if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, ceilingProcess, scenario));
       await ceilingProcess.close();
     }
     // json-server on the same 2,000 tags: the issue's point of comparison for lists and POST.
@@ -280,7 +296,8 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
     await jsonServer.close();
     notes.push(`${rows} servers: load average after the scenarios ${load()}`);
     notes.push(...relativeToPlainPage(rows, results));
-    const singles = scenarios.filter((scenario) => scenario.method === 'GET' && scenario.name !== 'GET by id');
+    if (database.file !== undefined) notes.push(...readBudget(rows, results, { miss: 'GET by id', floor: READ_FLOOR_ROW, cached: CACHED_ROW }));
+    const singles = scenarios.filter((scenario) => scenario.method === 'GET' && !scenario.name.startsWith('GET by id'));
     notes.push(...(await singleRequestMedians(bare.url, rows, singles.filter((scenario) => scenario.uncached))));
     notes.push(...(await singleRequestMedians(url, rows, singles.filter((scenario) => !scenario.uncached))));
     await stopped(bare.child, 'SIGTERM');
@@ -307,14 +324,20 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
 }
 
 /** GET by id from the read floor (scripts/support/read-floor-server.ts: node:http reading
- * the row from the same SQLite file) against node:http (`ceilingUrl`, GET by id's own): the
+ * the row from the same SQLite file) against node:http (`ceiling`, GET by id's own): the
  * most any SQLite-backed GET by id can reach on this machine when the row is read for the
  * request. */
-async function readFloor(rows: number, file: string, ceilingUrl: string, scenario: Scenario): Promise<Row> {
+async function readFloor(rows: number, file: string, ceiling: { url: string; pid: number }, scenario: Scenario): Promise<Row> {
   const floor = await helperServer(READ_FLOOR, [file]);
   try {
-    const { project, ceiling } = await sideBySide(floor.url, ceilingUrl, scenario);
-    return { rows, scenario: READ_FLOOR_ROW, project, ceiling, against: 'node:http' };
+    let threadsBefore = [0, 0];
+    const warmedUp = async (): Promise<void> => {
+      threadsBefore = [mainThreadNanoseconds(floor.pid), mainThreadNanoseconds(ceiling.pid)];
+    };
+    const { project, ceiling: against } = await sideBySide(floor.url, ceiling.url, scenario, { warmedUp });
+    project.threadMicros = (mainThreadNanoseconds(floor.pid) - threadsBefore[0]!) / 1000 / project.answered;
+    against.threadMicros = (mainThreadNanoseconds(ceiling.pid) - threadsBefore[1]!) / 1000 / against.answered;
+    return { rows, scenario: READ_FLOOR_ROW, project, ceiling: against, against: 'node:http' };
   } finally {
     await floor.close();
   }

@@ -92,3 +92,10 @@ export function cpuNanoseconds(pid: number): number {
   }
   return total;
 }
+
+/** CPU time the main thread of a process (the one JavaScript runs on) has used so far, in
+ * nanoseconds. A server whose JavaScript runs on one thread cannot answer more requests a
+ * second than a second divided by this time per request. */
+export function mainThreadNanoseconds(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]);
+}

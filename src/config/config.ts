@@ -59,6 +59,9 @@ export interface Config {
 
 export { ConfigError };
 
+/** Entries GET by id keeps in memory when ENTRY_CACHE_SIZE is not set (also read by `npm run bench`). */
+export const DEFAULT_ENTRY_CACHE_SIZE = 10_000;
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 function integerSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -144,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: integerSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
     maxConnections: integerSetting(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     workers,
-    entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', 10_000, 0, 10_000_000),
+    entryCacheSize: integerSetting(env, 'ENTRY_CACHE_SIZE', DEFAULT_ENTRY_CACHE_SIZE, 0, 10_000_000),
     listCacheSize: integerSetting(env, 'LIST_CACHE_SIZE', 8_000_000, 0, 1_000_000_000),
     readOnly: booleanSetting(env, 'READ_ONLY', false),
     listExactTotalMax: integerSetting(env, 'LIST_EXACT_TOTAL_MAX', 1_000, 1, 100_000_000),
