@@ -65,7 +65,8 @@ interface Measure {
   answered: number;
   /** The service's CPU time per request answered, in µs: steadier than req/s on a loaded VM. */
   cpuMicros?: number;
-  /** Its main thread's time per request answered, in µs (scripts/support/read-budget.ts). */
+  /** Its main thread's time per request answered, in µs, where sideBySide was given its pid
+   * (scripts/support/read-budget.ts). */
   threadMicros?: number;
 }
 
@@ -156,16 +157,27 @@ async function sideBySide(
   serviceUrl: string,
   ceilingUrl: string,
   scenario: Scenario,
-  { againstScenario = scenario, warmUpSeconds = WARM_UP_SECONDS, warmedUp = async () => {} }: { againstScenario?: Scenario; warmUpSeconds?: number; warmedUp?: () => Promise<void> } = {},
+  {
+    againstScenario = scenario,
+    warmUpSeconds = WARM_UP_SECONDS,
+    warmedUp = async () => {},
+    pids,
+  }: { againstScenario?: Scenario; warmUpSeconds?: number; warmedUp?: () => Promise<void>; pids?: { project: number; ceiling: number } } = {},
 ): Promise<{ project: Measure; ceiling: Measure }> {
   const project = emptyMeasure();
   const ceiling = emptyMeasure();
   project.acknowledged += (await run(serviceUrl, scenario, warmUpSeconds))['2xx'];
   ceiling.acknowledged += (await run(ceilingUrl, againstScenario, warmUpSeconds))['2xx'];
   await warmedUp();
+  // Each side idles during the other's turns: its main thread's time over both is its own work.
+  const threadsBefore = pids === undefined ? undefined : { project: mainThreadNanoseconds(pids.project), ceiling: mainThreadNanoseconds(pids.ceiling) };
   for (let round = 0; round < ROUNDS; round++) {
     add(project, await run(serviceUrl, scenario, SECONDS / ROUNDS));
     add(ceiling, await run(ceilingUrl, againstScenario, SECONDS / ROUNDS));
+  }
+  if (pids !== undefined && threadsBefore !== undefined) {
+    project.threadMicros = (mainThreadNanoseconds(pids.project) - threadsBefore.project) / 1000 / project.answered;
+    ceiling.threadMicros = (mainThreadNanoseconds(pids.ceiling) - threadsBefore.ceiling) / 1000 / ceiling.answered;
   }
   return { project: finish(project), ceiling: finish(ceiling) };
 }
@@ -272,15 +284,12 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       // The service idles during the ceiling's turns: its CPU time over both is its own work.
       // On PostgreSQL, its backends' CPU time is added: the work a query costs is done there.
       let cpuUsed: () => Promise<number> = async () => 0;
-      let threadsBefore = [0, 0];
       const warmedUp = async (): Promise<void> => {
         cpuUsed = await serviceCpuMeter(service.child.pid!, database);
-        threadsBefore = [mainThreadNanoseconds(service.child.pid!), mainThreadNanoseconds(ceilingProcess.pid)];
       };
-      const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario, { warmedUp });
+      const pids = { project: service.child.pid!, ceiling: ceilingProcess.pid };
+      const { project, ceiling } = await sideBySide(service.url, ceilingProcess.url, scenario, { warmedUp, pids });
       project.cpuMicros = ((await cpuUsed()) * 1000) / project.answered;
-      project.threadMicros = (mainThreadNanoseconds(service.child.pid!) - threadsBefore[0]!) / 1000 / project.answered;
-      ceiling.threadMicros = (mainThreadNanoseconds(ceilingProcess.pid) - threadsBefore[1]!) / 1000 / ceiling.answered;
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
       if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, ceilingProcess, scenario));
@@ -330,13 +339,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
 async function readFloor(rows: number, file: string, ceiling: { url: string; pid: number }, scenario: Scenario): Promise<Row> {
   const floor = await helperServer(READ_FLOOR, [file]);
   try {
-    let threadsBefore = [0, 0];
-    const warmedUp = async (): Promise<void> => {
-      threadsBefore = [mainThreadNanoseconds(floor.pid), mainThreadNanoseconds(ceiling.pid)];
-    };
-    const { project, ceiling: against } = await sideBySide(floor.url, ceiling.url, scenario, { warmedUp });
-    project.threadMicros = (mainThreadNanoseconds(floor.pid) - threadsBefore[0]!) / 1000 / project.answered;
-    against.threadMicros = (mainThreadNanoseconds(ceiling.pid) - threadsBefore[1]!) / 1000 / against.answered;
+    const { project, ceiling: against } = await sideBySide(floor.url, ceiling.url, scenario, { pids: { project: floor.pid, ceiling: ceiling.pid } });
     return { rows, scenario: READ_FLOOR_ROW, project, ceiling: against, against: 'node:http' };
   } finally {
     await floor.close();

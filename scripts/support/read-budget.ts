@@ -23,14 +23,14 @@ export function readBudget(rows: number, results: readonly BudgetRow[], names: {
   if (miss === undefined || floor === undefined || cached === undefined) return [];
   const times = [miss.project.threadMicros, miss.ceiling.threadMicros, floor.project.threadMicros, floor.ceiling.threadMicros, cached.project.threadMicros];
   if (times.some((time) => time === undefined)) return [];
-  const [missTime, nodeTime, floorTime, floorNodeTime, cachedTime] = times as number[];
+  const [missTime, nodeTime, floorTime, floorNodeTime, cachedTime] = times as [number, number, number, number, number];
   const budget = 1e6 / (TARGET * miss.ceiling.requestsPerSecond);
-  const read = floorTime! - floorNodeTime!;
-  const least = cachedTime! + read;
+  const read = floorTime - floorNodeTime;
+  const least = cachedTime + read;
   const micros = (value: number): string => `${value.toFixed(1)} µs`;
   return [
     `${rows} servers: GET by id's budget: ${TARGET} of node:http's ${miss.ceiling.requestsPerSecond} req/s leaves ${micros(budget)} of main-thread time a request; ` +
-      `node:http spends ${micros(nodeTime!)}, the read floor ${micros(read)} more (its read); the service ${micros(cachedTime!)} from its entry cache and ${micros(missTime!)} for random ids; ` +
+      `node:http spends ${micros(nodeTime)}, the read floor ${micros(read)} more (its read); the service ${micros(cachedTime)} from its entry cache and ${micros(missTime)} for random ids; ` +
       `from the cache plus the floor's read ${micros(least)}: ${least <= budget ? 'within' : 'over'} the budget, so about ${(1e6 / least / miss.ceiling.requestsPerSecond).toFixed(2)} of node:http at best for a service that reads the row`,
   ];
 }
