@@ -10,7 +10,7 @@ import { runServer } from './run-server.js';
 // Under sustained writes that kept 80 MB of garbage and resident memory above 200 MB, for
 // about 40 MB live; growing by half instead kept it near 160 MB at the same throughput. At a
 // million servers with the list cache churning, half still let resident memory reach 190-210
-// MB; a quarter kept it at 177-185, for 2-8 % more CPU on the requests that allocate most
+// MB; a quarter kept it at 182-190, for 2-8 % more CPU on the requests that allocate most
 // (README, Performance). V8 reads this flag at each collection, so setting it here works.
 const HEAP_GROWING_PERCENT = 25;
 
