@@ -1,6 +1,7 @@
 // The entry cache keeps each table's entries apart (its keys are numbers made of the table
-// and the id: two tables' entries of one id must never meet), keeps no entry read while a
-// write began or ended, and forgets everything when another connection commits.
+// and the id: two tables' entries of one id must never meet), keeps an entry at its second
+// read lately, never one read while a write began or ended, and forgets everything when
+// another connection commits.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EntryCache } from '../src/pipeline/entry-cache.js';
@@ -10,6 +11,12 @@ const TABLES = ['tags', 'servers', 'clients'];
 
 function answer(text: string): ReadAnswer {
   return { body: Buffer.from(text), etag: `"${text}"` };
+}
+
+/** Two reads of an entry, as the service fills them: the second keeps it. */
+function readTwice(cache: EntryCache, table: string, id: number, text: string): void {
+  cache.fill(table, id, answer(text), cache.ticket());
+  cache.fill(table, id, answer(text), cache.ticket());
 }
 
 /** A cache that has seen its first turn, as in the service, where a read asks before it fills. */
@@ -22,7 +29,7 @@ function cacheOf(capacity: number, marker: () => unknown): EntryCache {
 test('entries of the same id in different tables are kept apart', () => {
   const cache = cacheOf(100, () => 0);
   for (const id of [1, 2, 3, 2 ** 31, Number.MAX_SAFE_INTEGER / TABLES.length - 1]) {
-    for (const table of TABLES) cache.fill(table, id, answer(`${table} ${id}`), cache.ticket());
+    for (const table of TABLES) readTwice(cache, table, id, `${table} ${id}`);
   }
   for (const id of [1, 2, 3, 2 ** 31, Number.MAX_SAFE_INTEGER / TABLES.length - 1]) {
     for (const table of TABLES) assert.equal(cache.get(table, id)?.etag, `"${table} ${id}"`);
@@ -38,14 +45,33 @@ test('a table the cache was not made for is refused, not mixed with another', ()
   assert.throws(() => cache.get('environments', 1), /not made for the table environments/);
 });
 
+test('an entry is kept at its second read, as bytes; a read of another entry in between makes it a first read again', () => {
+  const cache = cacheOf(1, () => 0);
+  cache.fill('tags', 1, answer('one'), cache.ticket());
+  assert.equal(cache.get('tags', 1), undefined);
+  cache.fill('tags', 1, { body: 'one', etag: '"one"' }, cache.ticket());
+  const kept = cache.get('tags', 1);
+  assert.ok(Buffer.isBuffer(kept?.body));
+  assert.equal(kept.body.toString(), 'one');
+  // One slot for every key in a cache of one entry: id 3 of tags takes id 1's slot.
+  const fresh = cacheOf(1, () => 0);
+  fresh.fill('tags', 1, answer('one'), fresh.ticket());
+  fresh.fill('tags', 3, answer('three'), fresh.ticket());
+  fresh.fill('tags', 1, answer('one'), fresh.ticket());
+  assert.equal(fresh.get('tags', 1), undefined);
+  fresh.fill('tags', 1, answer('one'), fresh.ticket());
+  assert.equal(fresh.get('tags', 1)?.etag, '"one"');
+});
+
 test('a read that a write overlapped is not kept; the oldest entries go first', () => {
   const cache = cacheOf(10, () => 0);
+  cache.fill('tags', 1, answer('first read'), cache.ticket());
   const ticket = cache.ticket();
   cache.invalidate('tags', 7);
   cache.fill('tags', 1, answer('stale'), ticket);
   assert.equal(cache.get('tags', 1), undefined);
-  for (let id = 1; id <= 10; id++) cache.fill('tags', id, answer(String(id)), cache.ticket());
-  cache.fill('tags', 11, answer('11'), cache.ticket());
+  for (let id = 1; id <= 10; id++) readTwice(cache, 'tags', id, String(id));
+  readTwice(cache, 'tags', 11, '11');
   assert.equal(cache.get('tags', 1), undefined);
   assert.equal(cache.get('tags', 11)?.etag, '"11"');
 });
@@ -53,7 +79,7 @@ test('a read that a write overlapped is not kept; the oldest entries go first', 
 test('a commit of another connection drops every entry at the next turn', async () => {
   let marker = 0;
   const cache = cacheOf(10, () => marker);
-  cache.fill('servers', 1, answer('one'), cache.ticket());
+  readTwice(cache, 'servers', 1, 'one');
   assert.equal(cache.get('servers', 1)?.etag, '"one"');
   marker = 1;
   await new Promise((done) => setImmediate(done));

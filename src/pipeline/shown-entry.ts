@@ -14,15 +14,15 @@ export function shownEntry(entry: Entry): ShownEntry {
   return { json, etag: entityTagOfJson(json) };
 }
 
-/** GET by id's answer, as the entry cache keeps it: the body, `{"item": …}`, encoded once
- * (a cached entry is sent many times: as bytes, no string is joined, flattened and encoded
- * again for each), and the entity tag. */
+/** GET by id's answer: the body, `{"item": …}`, and the entity tag. Text as read; the entry
+ * cache keeps it encoded (EntryCache.fill): a cached entry is sent many times, and as bytes
+ * no string is joined, flattened and encoded again for each. */
 export interface ReadAnswer {
-  readonly body: Buffer;
+  readonly body: string | Buffer;
   readonly etag: string;
 }
 
 export function readAnswer(entry: Entry): ReadAnswer {
   const { json, etag } = shownEntry(entry);
-  return { body: Buffer.from(`{"item":${json}}`), etag };
+  return { body: `{"item":${json}}`, etag };
 }
