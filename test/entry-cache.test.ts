@@ -53,14 +53,28 @@ test('an entry is kept at its second read, as bytes; a read of another entry in 
   const kept = cache.get('tags', 1);
   assert.ok(Buffer.isBuffer(kept?.body));
   assert.equal(kept.body.toString(), 'one');
-  // One slot for every key in a cache of one entry: id 3 of tags takes id 1's slot.
+  // A first read is remembered in one of a few cells per entry the cache holds: after the
+  // first reads of many other entries, a read of tags 1 is a first read again.
   const fresh = cacheOf(1, () => 0);
   fresh.fill('tags', 1, answer('one'), fresh.ticket());
-  fresh.fill('tags', 3, answer('three'), fresh.ticket());
+  for (let id = 2; id <= 100; id++) fresh.fill('servers', id, answer(String(id)), fresh.ticket());
   fresh.fill('tags', 1, answer('one'), fresh.ticket());
   assert.equal(fresh.get('tags', 1), undefined);
   fresh.fill('tags', 1, answer('one'), fresh.ticket());
   assert.equal(fresh.get('tags', 1)?.etag, '"one"');
+});
+
+test('the first reads of as many consecutive entries as the cache holds are all remembered', () => {
+  // Keys of one table are the number of tables apart: with 8 tables, they must not fold onto
+  // an eighth of the cells, where each first read would push out another's before its second.
+  const capacity = 1_000;
+  const cache = new EntryCache(capacity, () => 0, ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'servers']);
+  assert.equal(cache.get('servers', 0), undefined);
+  for (let id = 1; id <= capacity; id++) cache.fill('servers', id, answer(String(id)), cache.ticket());
+  for (let id = 1; id <= capacity; id++) cache.fill('servers', id, answer(String(id)), cache.ticket());
+  let kept = 0;
+  for (let id = 1; id <= capacity; id++) if (cache.get('servers', id) !== undefined) kept += 1;
+  assert.equal(kept, capacity, `${kept} of ${capacity} kept at their second read`);
 });
 
 test('a read that a write overlapped is not kept; the oldest entries go first', () => {
