@@ -4,8 +4,9 @@
 // fleet-scale lists of scripts/support/list-bench.ts: each filter, sort, q, a cursor page at
 // the end, a 304 poll), POST, PATCH, at 10,000 and 1,000,000 servers (BENCH_SIZES), each with
 // 1,000 clients and 100 tags; then bulk writes (scripts/support/fleet-bench.ts). On SQLite,
-// GET by id's floor too: node:http reading the row from the same file, against node:http (the
-// row `node:http + SQLite read`; scripts/support/read-floor-server.ts), GET by id from the
+// GET by id's floors too: node:http and Fastify reading the row from the same file, against
+// node:http (rows `node:http + SQLite read`, `Fastify + SQLite read`;
+// scripts/support/read-floor-server.ts), GET by id from the
 // entry cache where the servers outnumber it, and what the three say of GET by id's budget
 // (scripts/support/read-budget.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
@@ -34,8 +35,8 @@ import { freePort } from './support/free-port.js';
 const MAIN = resolve(import.meta.dirname, '../dist/main.js');
 const CEILING = resolve(import.meta.dirname, 'support/ceiling-server.ts');
 const READ_FLOOR = resolve(import.meta.dirname, 'support/read-floor-server.ts');
-/** The name of the read floor's row (scripts/support/read-floor-server.ts). */
-const READ_FLOOR_ROW = 'node:http + SQLite read';
+/** The read floors' rows, by the framework they run on (scripts/support/read-floor-server.ts). */
+const READ_FLOOR_ROWS = { node: 'node:http + SQLite read', fastify: 'Fastify + SQLite read' } as const;
 /** GET by id of the first CACHED_IDS servers only, on SQLite at sizes the entry cache cannot
  * hold: they stay in it, so this row is what a request from the cache costs there. */
 const CACHED_ROW = 'GET by id, cached';
@@ -292,7 +293,9 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
       project.cpuMicros = ((await cpuUsed()) * 1000) / project.answered;
       if (scenario.method === 'POST') acknowledgedCreates = project.acknowledged + 1; // + the sample
       results.push({ rows, scenario: scenario.name, project, ceiling, against: 'node:http' });
-      if (scenario.name === 'GET by id' && database.file !== undefined) results.push(await readFloor(rows, database.file, ceilingProcess, scenario));
+      if (scenario.name === 'GET by id' && database.file !== undefined) {
+        for (const framework of ['node', 'fastify'] as const) results.push(await readFloor(rows, database.file, framework, ceilingProcess, scenario));
+      }
       await ceilingProcess.close();
     }
     // json-server on the same 2,000 tags: the issue's point of comparison for lists and POST.
@@ -305,7 +308,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
     await jsonServer.close();
     notes.push(`${rows} servers: load average after the scenarios ${load()}`);
     notes.push(...relativeToPlainPage(rows, results));
-    if (database.file !== undefined) notes.push(...readBudget(rows, results, { miss: 'GET by id', floor: READ_FLOOR_ROW, cached: CACHED_ROW }));
+    if (database.file !== undefined) notes.push(...readBudget(rows, results, { miss: 'GET by id', floor: READ_FLOOR_ROWS.node, frameworkFloor: READ_FLOOR_ROWS.fastify, cached: CACHED_ROW }));
     const singles = scenarios.filter((scenario) => scenario.method === 'GET' && !scenario.name.startsWith('GET by id'));
     notes.push(...(await singleRequestMedians(bare.url, rows, singles.filter((scenario) => scenario.uncached))));
     notes.push(...(await singleRequestMedians(url, rows, singles.filter((scenario) => !scenario.uncached))));
@@ -332,15 +335,15 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
   }
 }
 
-/** GET by id from the read floor (scripts/support/read-floor-server.ts: node:http reading
- * the row from the same SQLite file) against node:http (`ceiling`, GET by id's own): the
- * most any SQLite-backed GET by id can reach on this machine when the row is read for the
- * request. */
-async function readFloor(rows: number, file: string, ceiling: { url: string; pid: number }, scenario: Scenario): Promise<Row> {
-  const floor = await helperServer(READ_FLOOR, [file]);
+/** GET by id from a read floor (scripts/support/read-floor-server.ts: node:http or Fastify
+ * reading the row from the same SQLite file, nothing else) against node:http (`ceiling`, GET
+ * by id's own): the most any SQLite-backed GET by id on that framework can reach on this
+ * machine when the row is read for the request. */
+async function readFloor(rows: number, file: string, framework: keyof typeof READ_FLOOR_ROWS, ceiling: { url: string; pid: number }, scenario: Scenario): Promise<Row> {
+  const floor = await helperServer(READ_FLOOR, [file, framework]);
   try {
     const { project, ceiling: against } = await sideBySide(floor.url, ceiling.url, scenario, { pids: { project: floor.pid, ceiling: ceiling.pid } });
-    return { rows, scenario: READ_FLOOR_ROW, project, ceiling: against, against: 'node:http' };
+    return { rows, scenario: READ_FLOOR_ROWS[framework], project, ceiling: against, against: 'node:http' };
   } finally {
     await floor.close();
   }
