@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EntryCache } from '../src/pipeline/entry-cache.js';
-import type { ReadAnswer } from '../src/pipeline/shown-entry.js';
+import type { ReadAnswerText } from '../src/pipeline/shown-entry.js';
 
 const TABLES = ['tags', 'servers', 'clients'];
 
-function answer(text: string): ReadAnswer {
-  return { body: Buffer.from(text), etag: `"${text}"` };
+function answer(text: string): ReadAnswerText {
+  return { body: text, etag: `"${text}"` };
 }
 
 /** Two reads of an entry, as the service fills them: the second keeps it. */
@@ -49,7 +49,7 @@ test('an entry is kept at its second read, as bytes; a read of another entry in 
   const cache = cacheOf(1, () => 0);
   cache.fill('tags', 1, answer('one'), cache.ticket());
   assert.equal(cache.get('tags', 1), undefined);
-  cache.fill('tags', 1, { body: 'one', etag: '"one"' }, cache.ticket());
+  cache.fill('tags', 1, answer('one'), cache.ticket());
   const kept = cache.get('tags', 1);
   assert.ok(Buffer.isBuffer(kept?.body));
   assert.equal(kept.body.toString(), 'one');

@@ -28,10 +28,10 @@
 // the table it writes (creates included), before and after, like an entry.
 
 import { makeRoom } from '../db/bounded-map.js';
-import type { ReadAnswer } from './shown-entry.js';
+import type { ReadAnswer, ReadAnswerText } from './shown-entry.js';
 
 export class EntryCache {
-  /** By key(table, id). */
+  /** By key(slot(table), id). */
   private readonly entries = new Map<number, ReadAnswer>();
   /** Each table's place in a key. */
   private readonly slots: ReadonlyMap<string, number>;
@@ -64,8 +64,8 @@ export class EntryCache {
 
   // A number, not a string such as `servers/42`: building and hashing a new string at every
   // lookup cost twice as much as the lookup itself. Exact for every id up to 2^53 / tables.
-  private key(table: string, id: number): number {
-    return id * this.slots.size + this.slot(table);
+  private key(slot: number, id: number): number {
+    return id * this.slots.size + slot;
   }
 
   // An entry's cell: the low bits of its id, mixed with its table's slot. Consecutive ids of a
@@ -93,7 +93,7 @@ export class EntryCache {
 
   get(table: string, id: number): ReadAnswer | undefined {
     this.checkTurn();
-    return this.entries.get(this.key(table, id));
+    return this.entries.get(this.key(this.slot(table), id));
   }
 
   listVersion(table: string): string | undefined {
@@ -119,10 +119,10 @@ export class EntryCache {
 
   /** Keeps what was read under `ticket`, unless a write began or ended since, or unless this
    * is the entry's first read lately (above). */
-  fill(table: string, id: number, answer: ReadAnswer, ticket: number): void {
+  fill(table: string, id: number, answer: ReadAnswerText, ticket: number): void {
     if (ticket !== this.generation) return;
     const slot = this.slot(table);
-    const key = id * this.slots.size + slot;
+    const key = this.key(slot, id);
     const cell = this.cellOf(slot, id);
     if (this.readOnce[cell] !== key) {
       this.readOnce[cell] = key;
@@ -131,14 +131,14 @@ export class EntryCache {
     this.readOnce[cell] = -1;
     // Oldest first: dashboards re-read the same entries, which a refill brings back.
     makeRoom(this.entries, this.capacity);
-    this.entries.set(key, typeof answer.body === 'string' ? { body: Buffer.from(answer.body), etag: answer.etag } : answer);
+    this.entries.set(key, { body: Buffer.from(answer.body), etag: answer.etag });
   }
 
   /** Called when a change of an existing entry begins, and again when it has ended, however
    * it ended. (A create needs neither: no entry it could change was ever cached.) */
   invalidate(table: string, id: number): void {
     this.generation += 1;
-    this.entries.delete(this.key(table, id));
+    this.entries.delete(this.key(this.slot(table), id));
   }
 
   /** Forgets every entry: for a change that touches entries it does not name one by one (a

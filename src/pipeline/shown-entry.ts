@@ -22,7 +22,12 @@ export interface ReadAnswer {
   readonly etag: string;
 }
 
-export function readAnswer(entry: Entry): ReadAnswer {
+/** GET by id's answer as read from the database: its body as text. */
+export interface ReadAnswerText extends ReadAnswer {
+  readonly body: string;
+}
+
+export function readAnswer(entry: Entry): ReadAnswerText {
   const { json, etag } = shownEntry(entry);
   return { body: `{"item":${json}}`, etag };
 }
