@@ -7,7 +7,7 @@
 // GET by id's floors too: node:http and Fastify reading the row from the same file, against
 // node:http (rows `node:http + SQLite read`, `Fastify + SQLite read`;
 // scripts/support/read-floor-server.ts), GET by id from the
-// entry cache where the servers outnumber it, and what the three say of GET by id's budget
+// entry cache where the servers outnumber it, and what these say of GET by id's budget
 // (scripts/support/read-budget.ts). Then the cost
 // of authentication: GET by id with a bearer token, with 10 and with 10,000 managed tokens
 // (BENCH_TOKENS), next to the same request to an anonymous twin of the service (a copy of its

@@ -27,16 +27,19 @@ function read(id: number): string | undefined {
   return row === undefined ? undefined : JSON.stringify(row);
 }
 
-function nodeServer(): Server {
-  return createServer((request, response) => {
+async function nodeServer(): Promise<Server> {
+  const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       const url = request.url ?? '';
-      const payload = read(Number(url.slice(url.lastIndexOf('/') + 1))) ?? 'null';
-      response.writeHead(payload === 'null' ? 404 : 200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(payload) });
-      response.end(payload);
+      const payload = read(Number(url.slice(url.lastIndexOf('/') + 1)));
+      const body = payload ?? 'null';
+      response.writeHead(payload === undefined ? 404 : 200, { 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body) });
+      response.end(body);
     });
   });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return server;
 }
 
 async function fastifyServer(): Promise<Server> {
@@ -49,14 +52,8 @@ async function fastifyServer(): Promise<Server> {
   return app.server;
 }
 
-async function nodeServerListening(): Promise<Server> {
-  const server = nodeServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return server;
-}
-
 if (framework !== 'node' && framework !== 'fastify') throw new Error(`unknown framework ${framework}: node or fastify`);
-const server = framework === 'node' ? await nodeServerListening() : await fastifyServer();
+const server = framework === 'node' ? await nodeServer() : await fastifyServer();
 const address = server.address();
 process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : 0}\n`);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
