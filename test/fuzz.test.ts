@@ -31,7 +31,7 @@ before(async () => {
   // A few entries so that item paths and references hit something.
   await server.request('POST', '/en/api/config/servers', { body: { ip: '10.9.9.9' } });
   await server.request('POST', '/en/api/config/tags', { body: { name: 'seed' } });
-  snapshot = await server.dump();
+  snapshot = await server.rows();
 });
 after(async () => {
   await server.stop();
@@ -50,10 +50,10 @@ async function check(method: string, path: string, options: { raw?: string; head
   assert.ok(reply.status < 500, `${method} ${path.slice(0, 200)} ${options.raw?.slice(0, 200) ?? ''} -> ${reply.status} ${reply.text.slice(0, 300)}`);
   if (reply.status >= 400) {
     if (method !== 'HEAD') assert.match(reply.headers.get('content-type') ?? '', /^application\/problem\+json/, `${method} ${path}`);
-    const now = await server.dump();
+    const now = await server.rows();
     assert.ok(now === snapshot, `${method} ${path.slice(0, 200)} was refused (${reply.status}) but changed the database`);
   } else {
-    snapshot = await server.dump();
+    snapshot = await server.rows();
   }
 }
 

@@ -80,6 +80,8 @@ export interface TestServer {
   readonly databaseFile: string;
   /** Everything the database holds, as text (file bytes for SQLite, rows otherwise). */
   dump(): Promise<string>;
+  /** Every row of every table, as text (TestDatabase.rows). */
+  rows(): Promise<string>;
   /** Everything the process wrote to stdout and stderr so far. */
   logs(): string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
@@ -155,6 +157,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     database,
     databaseFile: database.file ?? '',
     dump: () => database.dump(),
+    rows: () => database.rows(),
     logs: () => (output.includes(HARNESS_LOG_LINE) ? output.split('\n').filter((line) => !line.includes(HARNESS_LOG_LINE)).join('\n') : output),
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...OWN_CONNECTION, ...requestOptions.headers };

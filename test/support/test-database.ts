@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { DEFAULT_REGISTRY } from '../../src/registry/registry.js';
@@ -27,6 +28,9 @@ export interface TestDatabase {
   readonly file?: string;
   /** Every byte or value the database holds, as text, to search for secrets. */
   dump(): Promise<string>;
+  /** Every row of every table, as text: what a request that changes nothing leaves the same.
+   * (SQLite's file bytes are not: its WAL is copied into the file in the background.) */
+  rows(): Promise<string>;
   drop(): Promise<void>;
 }
 
@@ -87,6 +91,17 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
           .map((path) => readFileSync(path).toString('latin1'))
           .join('\n');
       },
+      async rows() {
+        const reader = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+        try {
+          // Every table, the search indexes' and SQLite's sequences too; not the planner's
+          // statistics, which the service refreshes on its own.
+          const tables = reader.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_stat%' order by name`).pluck().all() as string[];
+          return JSON.stringify(tables.map((table) => [table, reader.prepare(`select * from "${table}"`).raw().all()]));
+        } finally {
+          reader.close();
+        }
+      },
       async drop() {},
     };
   }
@@ -94,21 +109,25 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
   if (BACKEND === 'postgres') {
     await postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`CREATE DATABASE ${name}`));
     const url = withDatabase(POSTGRES_ADMIN_URL, name);
+    const rows = () => postgresQuery(url, (client) => dumpTables(async (table) => (await client.query(`SELECT * FROM ${table}`)).rows));
     return {
       backend: BACKEND,
       url,
-      dump: () =>
-        postgresQuery(url, (client) => dumpTables(async (table) => (await client.query(`SELECT * FROM ${table}`)).rows)),
+      // The rows are all this database holds that a test can read.
+      dump: rows,
+      rows,
       drop: () => postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
     };
   }
   await mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`));
   const url = withDatabase(MARIADB_ADMIN_URL, name);
+  const rows = () => mariadbQuery(url, (connection) => dumpTables(async (table) => (await connection.query(`SELECT * FROM ${table}`))[0]));
   return {
     backend: BACKEND,
     url,
-    dump: () =>
-      mariadbQuery(url, (connection) => dumpTables(async (table) => (await connection.query(`SELECT * FROM ${table}`))[0])),
+    // The rows are all this database holds that a test can read.
+    dump: rows,
+    rows,
     drop: () => mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => undefined),
   };
 }
