@@ -67,7 +67,13 @@ export interface ConnectOptions {
   connectTimeoutMs: number;
   /** How long one statement may run before it is abandoned. */
   queryTimeoutMs: number;
+  /** Where work the database does in the background says what went wrong (SQLite's WAL
+   * checkpoints, wal-checkpointer.ts); unset, it says nothing (the CLIs). */
+  warn?: BackgroundWarning;
 }
+
+/** Says what went wrong in work nobody waits for: a message and its details, for a log line. */
+export type BackgroundWarning = (message: string, details: Record<string, unknown>) => void;
 
 /** A database's own way to tell other connections that a transaction committed changes
  * (PostgreSQL LISTEN/NOTIFY): the change feed wakes at once instead of at its next poll. */

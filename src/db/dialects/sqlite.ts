@@ -21,6 +21,7 @@ import {
 } from 'kysely';
 import { ConfigError } from '../../errors/config-error.js';
 import { makeRoom } from '../bounded-map.js';
+import { WalCheckpointer } from '../wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { withTimestamps } from './entry-table.js';
 import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
@@ -163,6 +164,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const dataVersion = database.prepare('pragma data_version').pluck();
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  // Not for a read-only database: it writes nothing, so there is nothing to checkpoint.
+  const checkpointer = inMemory || options.readOnly ? undefined : new WalCheckpointer(database, path, options.sqliteSynchronous, options.warn ?? (() => undefined));
   const prepare = statementCache(database);
   // The row as an array of its values: better-sqlite3 builds an object row property by
   // property through V8's slow path (6.9 µs of a GET by id's miss in perf; reading arrays
@@ -170,7 +173,15 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   // statement's state, and the same SQL runs in object mode in write transactions.
   const prepareRaw = statementCache(database, true);
   return {
-    dialect: new ImmediateSqliteDialect({ database: { close: () => database.close(), prepare } as SqliteDialectConfig['database'] }),
+    dialect: new ImmediateSqliteDialect({
+      database: {
+        close: () => {
+          checkpointer?.stop();
+          database.close();
+        },
+        prepare,
+      } as SqliteDialectConfig['database'],
+    }),
     // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
     // statement runs synchronously, so never in the middle of another one.
     changeMarker: () => dataVersion.get(),

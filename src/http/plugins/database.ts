@@ -62,7 +62,7 @@ async function prepare(handle: DatabaseHandle, { config, registry, migrations }:
 export default fp<DatabaseOptions>(
   async (app, options) => {
     const { config, registry } = options;
-    const handle = connectDatabase(config.databaseUrl, connectOptions(config));
+    const handle = connectDatabase(config.databaseUrl, { ...connectOptions(config), warn: (message, details) => app.log.warn(details, message) });
     app.addHook('onClose', async () => {
       await handle.db.destroy();
     });

@@ -1,0 +1,87 @@
+// SQLite's WAL is checkpointed by a worker thread (src/db/wal-checkpointer.ts), not by the
+// connection that serves requests on the main thread. What is read here is SQLite's own
+// record of it, in the WAL index (the -shm file, https://www.sqlite.org/walformat.html): the
+// frames in the WAL (mxFrame) and how many of them have been copied into the database
+// (nBackfill). Reading that file changes nothing, where asking SQLite (wal_checkpoint) would
+// itself checkpoint from the main connection.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { WalCheckpointer } from '../src/db/wal-checkpointer.js';
+import { BACKEND } from './support/test-database.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'config-api-wal-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** mxFrame (the WAL index header, offset 16) and nBackfill (its checkpoint record, offset 96). */
+function walIndex(file: string): { frames: number; copied: number } {
+  const shm = readFileSync(`${file}-shm`);
+  return { frames: shm.readUInt32LE(16), copied: shm.readUInt32LE(96) };
+}
+
+function openWal(file: string): SqliteDatabase.Database {
+  const database = new SqliteDatabase(file);
+  database.pragma('journal_mode = WAL');
+  database.exec('create table if not exists pages (body blob)');
+  return database;
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  return condition();
+}
+
+describe('WAL checkpoints off the main thread', { skip: BACKEND !== 'sqlite' && 'SQLite only: the other databases checkpoint on their servers' }, () => {
+  test('the worker copies the WAL into the database; the main connection leaves it to the worker up to 10,000 pages', async () => {
+    const file = join(dataDir, 'copied.db');
+    const database = openWal(file);
+    const warnings: string[] = [];
+    const checkpointer = new WalCheckpointer(database, file, 'NORMAL', (message) => warnings.push(message));
+    try {
+      assert.equal(database.pragma('wal_autocheckpoint', { simple: true }), 10_000);
+      // 2,000 pages of 4 KiB, past SQLite's default of 1,000 at which the main connection
+      // would have checkpointed them itself, in 20 transactions.
+      const insert = database.prepare('insert into pages (body) values (randomblob(4000))');
+      for (let transaction = 0; transaction < 20; transaction++) database.transaction(() => Array.from({ length: 100 }, () => insert.run()))();
+      const written = walIndex(file);
+      assert.ok(written.frames >= 2000, `the WAL holds the writes: ${written.frames} frames`);
+      assert.ok(await until(() => walIndex(file).copied === walIndex(file).frames, 5000), `every frame copied: ${JSON.stringify(walIndex(file))}`);
+      // The next write finds everything copied and starts the WAL over from its beginning.
+      insert.run();
+      assert.ok(walIndex(file).frames < 10, `the WAL started over: ${walIndex(file).frames} frames`);
+      assert.equal(database.prepare('select count(*) from pages').pluck().get(), 2001);
+      assert.deepEqual(warnings, []);
+    } finally {
+      checkpointer.stop();
+      database.close();
+    }
+    // The worker's connection was closed first: the service's, the last, removed the WAL.
+    assert.equal(existsSync(`${file}-wal`), false);
+  });
+
+  test('a worker that cannot open the database is reported, and the main connection still checkpoints', async () => {
+    const file = join(dataDir, 'alone.db');
+    const database = openWal(file);
+    const warnings: string[] = [];
+    // A folder where the worker's database should be: it cannot open it, and stops.
+    const checkpointer = new WalCheckpointer(database, dataDir, 'NORMAL', (message) => warnings.push(message));
+    try {
+      assert.ok(await until(() => warnings.length > 0, 5000), 'a warning');
+      assert.match(warnings[0]!, /checkpoint worker stopped/);
+      const insert = database.prepare('insert into pages (body) values (randomblob(4000))');
+      for (let transaction = 0; transaction < 110; transaction++) database.transaction(() => Array.from({ length: 100 }, () => insert.run()))();
+      // 11,000 pages written, and the WAL was started over past 10,000.
+      assert.ok(walIndex(file).frames < 10_000, `the WAL is bounded: ${walIndex(file).frames} frames`);
+    } finally {
+      checkpointer.stop();
+      database.close();
+    }
+  });
+});
