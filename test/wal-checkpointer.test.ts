@@ -22,11 +22,26 @@ function walIndex(file: string): { frames: number; copied: number } {
   return { frames: shm.readUInt32LE(16), copied: shm.readUInt32LE(96) };
 }
 
-function openWal(file: string): SqliteDatabase.Database {
+/** A database in WAL mode with its checkpointer, whose worker opens `workerPath`; `run` gets
+ * them, then both are closed (the worker first, as the service does). */
+async function withCheckpointer(file: string, workerPath: string, run: (database: SqliteDatabase.Database, warnings: string[]) => Promise<void>): Promise<void> {
   const database = new SqliteDatabase(file);
   database.pragma('journal_mode = WAL');
-  database.exec('create table if not exists pages (body blob)');
-  return database;
+  database.exec('create table pages (body blob)');
+  const warnings: string[] = [];
+  const checkpointer = new WalCheckpointer(database, workerPath, 'NORMAL', (message) => warnings.push(message));
+  try {
+    await run(database, warnings);
+  } finally {
+    checkpointer.stop();
+    database.close();
+  }
+}
+
+/** Writes `transactions` × 100 pages of 4 KiB. */
+function writePages(database: SqliteDatabase.Database, transactions: number): void {
+  const insert = database.prepare('insert into pages (body) values (randomblob(4000))');
+  for (let transaction = 0; transaction < transactions; transaction++) database.transaction(() => Array.from({ length: 100 }, () => insert.run()))();
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -41,47 +56,33 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
 describe('WAL checkpoints off the main thread', { skip: BACKEND !== 'sqlite' && 'SQLite only: the other databases checkpoint on their servers' }, () => {
   test('the worker copies the WAL into the database; the main connection leaves it to the worker up to 10,000 pages', async () => {
     const file = join(dataDir, 'copied.db');
-    const database = openWal(file);
-    const warnings: string[] = [];
-    const checkpointer = new WalCheckpointer(database, file, 'NORMAL', (message) => warnings.push(message));
-    try {
+    await withCheckpointer(file, file, async (database, warnings) => {
       assert.equal(database.pragma('wal_autocheckpoint', { simple: true }), 10_000);
-      // 2,000 pages of 4 KiB, past SQLite's default of 1,000 at which the main connection
-      // would have checkpointed them itself, in 20 transactions.
-      const insert = database.prepare('insert into pages (body) values (randomblob(4000))');
-      for (let transaction = 0; transaction < 20; transaction++) database.transaction(() => Array.from({ length: 100 }, () => insert.run()))();
+      // 2,000 pages, past SQLite's default of 1,000 at which the main connection would have
+      // checkpointed them itself.
+      writePages(database, 20);
       const written = walIndex(file);
       assert.ok(written.frames >= 2000, `the WAL holds the writes: ${written.frames} frames`);
       assert.ok(await until(() => walIndex(file).copied === walIndex(file).frames, 5000), `every frame copied: ${JSON.stringify(walIndex(file))}`);
       // The next write finds everything copied and starts the WAL over from its beginning.
-      insert.run();
-      assert.ok(walIndex(file).frames < 10, `the WAL started over: ${walIndex(file).frames} frames`);
-      assert.equal(database.prepare('select count(*) from pages').pluck().get(), 2001);
+      writePages(database, 1);
+      assert.ok(walIndex(file).frames < 200, `the WAL started over: ${walIndex(file).frames} frames`);
+      assert.equal(database.prepare('select count(*) from pages').pluck().get(), 2100);
       assert.deepEqual(warnings, []);
-    } finally {
-      checkpointer.stop();
-      database.close();
-    }
+    });
     // The worker's connection was closed first: the service's, the last, removed the WAL.
     assert.equal(existsSync(`${file}-wal`), false);
   });
 
   test('a worker that cannot open the database is reported, and the main connection still checkpoints', async () => {
     const file = join(dataDir, 'alone.db');
-    const database = openWal(file);
-    const warnings: string[] = [];
     // A folder where the worker's database should be: it cannot open it, and stops.
-    const checkpointer = new WalCheckpointer(database, dataDir, 'NORMAL', (message) => warnings.push(message));
-    try {
+    await withCheckpointer(file, dataDir, async (database, warnings) => {
       assert.ok(await until(() => warnings.length > 0, 5000), 'a warning');
       assert.match(warnings[0]!, /checkpoint worker stopped/);
-      const insert = database.prepare('insert into pages (body) values (randomblob(4000))');
-      for (let transaction = 0; transaction < 110; transaction++) database.transaction(() => Array.from({ length: 100 }, () => insert.run()))();
+      writePages(database, 110);
       // 11,000 pages written, and the WAL was started over past 10,000.
       assert.ok(walIndex(file).frames < 10_000, `the WAL is bounded: ${walIndex(file).frames} frames`);
-    } finally {
-      checkpointer.stop();
-      database.close();
-    }
+    });
   });
 });
