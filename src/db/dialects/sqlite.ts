@@ -145,14 +145,16 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const inMemory = path === ':memory:';
   if (options.readOnly && inMemory) throw new ConfigError('READ_ONLY=true needs a database with data; sqlite::memory: starts empty');
   if (options.readOnly && !existsSync(path)) throw new ConfigError(`READ_ONLY=true needs an existing database; there is none at ${path}`);
-  if (!inMemory && !options.readOnly) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // A file this service writes: made if missing, in WAL mode, its WAL checkpointed by a worker.
+  const writtenFile = !inMemory && !options.readOnly;
+  if (writtenFile) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Read-only, SQLite refuses every write itself. It still needs the -shm file beside the
   // database (WAL): in a folder where it cannot be created, even reads fail (README, Faults).
   const database = new SqliteDatabase(path, { readonly: options.readOnly });
   try {
     // First: another process starting on the same file may hold a lock for a moment.
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-    if (!inMemory && !options.readOnly) enterWalMode(database);
+    if (writtenFile) enterWalMode(database);
     database.pragma(`synchronous = ${options.sqliteSynchronous}`);
   } catch (error) {
     database.close();
@@ -164,8 +166,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const dataVersion = database.prepare('pragma data_version').pluck();
   // SQLite's lower() folds ASCII only; list search must fold 'É' like PostgreSQL and MariaDB do.
   database.function('lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
-  // Not for a read-only database: it writes nothing, so there is nothing to checkpoint.
-  const checkpointer = inMemory || options.readOnly ? undefined : new WalCheckpointer(database, path, options.sqliteSynchronous, options.warn ?? (() => undefined));
+  // Not for a read-only database (it writes nothing) nor one in memory (it has no WAL).
+  const checkpointer = writtenFile ? new WalCheckpointer(database, path, options.sqliteSynchronous, options.warn ?? (() => undefined)) : undefined;
   const prepare = statementCache(database);
   // The row as an array of its values: better-sqlite3 builds an object row property by
   // property through V8's slow path (6.9 µs of a GET by id's miss in perf; reading arrays
