@@ -250,7 +250,7 @@ async function benchSize(rows: number, results: Row[], notes: string[]): Promise
     const randomId = (): number => 1 + Math.floor(Math.random() * rows);
     const scenarios: Scenario[] = [
       { name: 'GET by id', method: 'GET', next: () => ({ path: `/en/api/config/servers/${randomId()}` }) },
-      // PostgreSQL and MariaDB keep no entry cache (README, Decisions): no such row there.
+      // PostgreSQL and MariaDB keep no entry cache (docs/decisions.md): no such row there.
       ...(database.file !== undefined && rows > DEFAULT_ENTRY_CACHE_SIZE ? [{ name: CACHED_ROW, method: 'GET' as const, next: () => ({ path: `/en/api/config/servers/${1 + Math.floor(Math.random() * CACHED_IDS)}` }) }] : []),
       { name: 'GET list page (100)', method: 'GET', next: () => ({ path: '/en/api/config/servers?limit=100' }) },
       { name: PLAIN_PAGE, uncached: true, method: 'GET', next: () => ({ path: '/en/api/config/servers?limit=100' }) },

@@ -11,7 +11,7 @@ import { runServer } from './run-server.js';
 // about 40 MB live; growing by half instead kept it near 160 MB at the same throughput. At a
 // million servers with the list cache churning, half still let resident memory reach 190-210
 // MB; a quarter kept it at 182-190, for 2-8 % more CPU on the requests that allocate most
-// (README, Performance). V8 reads this flag at each collection, so setting it here works.
+// (docs/performance.md). V8 reads this flag at each collection, so setting it here works.
 const HEAP_GROWING_PERCENT = 25;
 
 async function main(): Promise<void> {

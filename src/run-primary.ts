@@ -29,7 +29,7 @@ interface Slot {
 // unread: resets. Instead the workers share the listening socket and each accepts for
 // itself (SCHED_NONE): a connection waits in the kernel's queue until a live worker takes it,
 // and a worker killed with connections it took closes them as it dies. The cost: the kernel,
-// not a turn, decides which worker takes a connection (README, Workers).
+// not a turn, decides which worker takes a connection (docs/operations.md, Workers).
 const SCHEDULING_POLICY = cluster.SCHED_NONE;
 
 export async function runPrimary(config: Config): Promise<void> {

@@ -109,14 +109,14 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
 
     // A start on a full disk, after a clean stop (its checkpoint removed the WAL): SQLite
     // cannot even create the files it opens the database with. The start is refused with one
-    // line that says so, and succeeds once space is freed (README, Faults).
+    // line that says so, and succeeds once space is freed (docs/operations.md, Faults).
     assert.equal(await server.stop(), 0);
     server = undefined;
     await fillUp(join(disk.path, 'ballast'));
     const refused = runToExit(keyDir, { DATABASE_URL: database.url });
     if (refused.status === null) {
       // The tmpfs kept a page or two where SQLite could open the database (seen once in about
-      // twenty runs): the start then goes on, not ready, and says why at once (README, Faults,
+      // twenty runs): the start then goes on, not ready, and says why at once (docs/operations.md, Faults,
       // "The disk is full at start"); runToExit killed it after 15 s.
       t.diagnostic('the start on the full disk found room to open the database: it served, not ready');
       assert.match(refused.stdout, /"level":50,[^\n]*"msg":"the database disk is full: writes are refused \(507\) until space is freed"/, refused.stdout + refused.stderr);

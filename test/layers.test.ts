@@ -1,4 +1,4 @@
-// The folders of src/ form layers that point one way (README, Architecture): a folder may
+// The folders of src/ form layers that point one way (docs/architecture.md): a folder may
 // import only from folders below it, so that no folder imports one that imports it back.
 // Migrations are frozen in time: they import nothing from the application.
 import assert from 'node:assert/strict';

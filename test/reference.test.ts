@@ -1,4 +1,4 @@
-// docs/resources.md, the reference of every resource that the README links to, is generated
+// docs/resources.md, the reference of every resource that the README and docs/api.md link to, is generated
 // from the registry: it must be what the generator makes of the current registry (else run
 // `npm run reference:generate`), and it must name every resource and field.
 import assert from 'node:assert/strict';

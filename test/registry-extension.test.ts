@@ -1,4 +1,4 @@
-// The README's recipe for adding a resource, followed literally inside a test: one registry
+// The recipe for adding a resource (docs/architecture.md), followed literally inside a test: one registry
 // entry and one migration that holds only its table's DDL, nothing else touched. The app
 // built with them serves the resource completely: routes, validation, references and delete
 // rules, uniqueness, list totals, entity tags, and the OpenAPI document.

@@ -1,5 +1,5 @@
 // A tag filter reads server_tags alone to count its matches and to pass deleted servers
-// (README, Decisions, "A tag filter is driven by its link table"): each link copies its
+// (docs/decisions.md, "A tag filter is driven by its link table"): each link copies its
 // server's is_deleted. These tests fail if any write leaves that copy behind: a soft delete
 // (single or bulk), a restore, or links written to a live or a deleted server (create, bulk
 // create, PATCH add_tags, bulk PATCH, PUT).

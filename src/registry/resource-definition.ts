@@ -1,6 +1,6 @@
 // What a registry entry holds. A resource is described once, here, and the routes, the
 // validation, the storage, the list totals and the OpenAPI document are all derived from
-// that description (README, Architecture).
+// that description (docs/architecture.md).
 import type { FieldProblem } from '../errors/api-error.js';
 import type { MessageLanguage } from '../messages/languages.js';
 import type { FieldType } from './field-types.js';
@@ -24,7 +24,7 @@ export interface LinkTable {
   /** A column of the link table that copies its owner's soft-delete flag (0 live, 1 deleted),
    * kept in step by the store (delete, restore, every link written). A list filtered by the
    * set then skips deleted owners, and counts its matches, from the link table's index alone
-   * instead of reading each owner (README, Decisions, "A tag filter is driven by its link
+   * instead of reading each owner (docs/decisions.md, "A tag filter is driven by its link
    * table"). Only for an owner that is soft-deleted. */
   readonly ownerDeletedColumn?: string;
 }

@@ -1,5 +1,5 @@
 // The resources of the contract (sections 3 and 4), and nothing else. Adding a resource is
-// one entry here plus a migration that creates its table (README, Adding a resource).
+// one entry here plus a migration that creates its table (docs/architecture.md, Adding a resource).
 import * as types from './field-types.js';
 import type { ResourceDefinition } from './resource-definition.js';
 import { sshKeyRule } from './ssh-key-rule.js';

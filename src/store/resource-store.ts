@@ -85,7 +85,7 @@ export class ResourceStore {
     return this.handle.failureOf(error);
   }
 
-  /** Whether writes can be stored now: undefined, or the fault that stops them (README, Faults). */
+  /** Whether writes can be stored now: undefined, or the fault that stops them (docs/operations.md, Faults). */
   storageFault(timeoutMs: number): Promise<StorageFault | undefined> {
     return this.health.check(timeoutMs);
   }
@@ -117,7 +117,7 @@ export class ResourceStore {
 
   /**
    * A page and its total. An unfiltered total is read from resource_counts; a filtered one is
-   * exact while it is cheap (README, Decisions, "Totals"):
+   * exact while it is cheap (docs/decisions.md, "Totals"):
    * - a page that ends the list (offset or none, no cursor) and is not empty tells its total;
    * - otherwise the matches are counted, but only up to `exactTotalMax + 1` of them; past
    *   that, or when this page already reaches past the cap, `total` is a lower bound (the cap,

@@ -42,7 +42,7 @@ const SERVER_STARTUP_FAILURES: Readonly<Record<ServerStartupFailure | 'unreachab
   },
   'database-missing': {
     what: 'the database does not exist',
-    check: 'create it (README, Scaling out) or correct the database name in DATABASE_URL',
+    check: 'create it (docs/operations.md, Scaling out) or correct the database name in DATABASE_URL',
   },
   'access-denied': {
     what: 'the database server refused the user or password',

@@ -149,7 +149,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const writtenFile = !inMemory && !options.readOnly;
   if (writtenFile) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // Read-only, SQLite refuses every write itself. It still needs the -shm file beside the
-  // database (WAL): in a folder where it cannot be created, even reads fail (README, Faults).
+  // database (WAL): in a folder where it cannot be created, even reads fail (docs/operations.md, Faults).
   const database = new SqliteDatabase(path, { readonly: options.readOnly });
   try {
     // First: another process starting on the same file may hold a lock for a moment.

@@ -5,7 +5,7 @@
 // one row of change_log_state, whose row lock it then holds until it commits. So a
 // transaction holding id N commits (or rolls back and gives N back) before any other can take
 // N + 1, and a reader that has seen N + 1 can never later find N appear: "resume after the
-// last id seen" is exact, with any number of instances on one database (README, Change log).
+// last id seen" is exact, with any number of instances on one database (docs/api.md, Change log).
 import type { Kysely } from 'kysely';
 import type { Ddl } from './ddl.js';
 

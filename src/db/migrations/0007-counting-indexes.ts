@@ -1,4 +1,4 @@
-// Frozen. Filtered totals read an index alone (README, Decisions, "Totals").
+// Frozen. Filtered totals read an index alone (docs/decisions.md, "Totals").
 //
 // A filtered list counts its matches (up to LIST_EXACT_TOTAL_MAX + 1), and each match must
 // be checked "not deleted". With the (column, id) indexes of 0005, that check read each

@@ -1,5 +1,5 @@
-// Frozen. A tag filter skips and counts deleted servers from its link table alone (README,
-// Decisions, "A tag filter is driven by its link table").
+// Frozen. A tag filter skips and counts deleted servers from its link table alone (docs/decisions.md,
+// "A tag filter is driven by its link table").
 //
 // A list filtered by tag reads server_tags by (id_tag, id_server), but its count (up to
 // LIST_EXACT_TOTAL_MAX + 1 matches) then read each server's row to check "not deleted": rows

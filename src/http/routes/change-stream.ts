@@ -2,7 +2,7 @@
 // Events. A stream first sends what was committed after `since` (or `Last-Event-ID`), read
 // from the log page by page, then what the shared change feed reads as it is committed. It
 // subscribes to the feed before reading that backlog, and skips by id what it already sent:
-// nothing falls between the two, nothing is sent twice (README, Change log).
+// nothing falls between the two, nothing is sent twice (docs/api.md, Change log).
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

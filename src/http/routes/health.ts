@@ -1,7 +1,7 @@
 // Liveness and readiness for orchestrators and load balancers. /healthz says the process
 // answers at all (restart it if not); /readyz says it can serve requests now: the database
 // answers, and stores writes (send it no traffic while not). A storage fault is reported
-// while it lasts, with `fault` naming the code writes get meanwhile (README, Faults).
+// while it lasts, with `fault` naming the code writes get meanwhile (docs/operations.md, Faults).
 import type { FastifyInstance } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../../errors/api-error.js';
 import { message, type MessageKey } from '../../messages/messages.js';
