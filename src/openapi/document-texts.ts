@@ -54,6 +54,8 @@ const en = {
   openApi: 'This OpenAPI document',
   openApiDescription:
     'The OpenAPI 3.1 description of the API, generated from the resource registry, with descriptions in the language of the path (French under /fr/, English otherwise). `?format=yaml` returns it as YAML.',
+  openApiYaml: 'This OpenAPI document, as YAML',
+  openApiYamlDescription: 'The same document as `/{lang}/api/openApi?format=yaml`, at the file name tools look for.',
   docs: 'Interactive documentation',
   docsDescription: 'A Swagger UI page that shows this document and lets a person try every operation.',
   docsAsset: 'A file of the documentation page',
@@ -202,6 +204,8 @@ const fr: DocumentTexts = {
   openApi: 'Ce document OpenAPI',
   openApiDescription:
     'La description OpenAPI 3.1 de l’API, produite depuis le registre des ressources, avec les descriptions dans la langue du chemin (français sous /fr/, anglais sinon). `?format=yaml` la renvoie en YAML.',
+  openApiYaml: 'Ce document OpenAPI, en YAML',
+  openApiYamlDescription: 'Le même document que `/{lang}/api/openApi?format=yaml`, sous le nom de fichier que les outils cherchent.',
   docs: 'Documentation interactive',
   docsDescription: 'Une page Swagger UI qui présente ce document et permet d’essayer chaque opération.',
   docsAsset: 'Un fichier de la page de documentation',
