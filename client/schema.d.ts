@@ -89,7 +89,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an entry of tags
-         * @description Deletes the entry for good. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
+         * @description Deletes the entry for good. Deleting it takes it out of servers.tags in the same transaction; the entries that held it get a new updated_at and ETag. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteTag"];
         /**
@@ -4435,7 +4435,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["DeleteConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4731,7 +4730,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["DeleteConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

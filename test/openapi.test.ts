@@ -235,6 +235,16 @@ describe('the OpenAPI document', () => {
     assert.equal(reply.body.code, 'BAD_QUERY');
   });
 
+  test('a delete is described by its rule: a tag leaves the servers that hold it (no 409), a client a server uses is 409 REFERENCED', () => {
+    const tagDelete = document.paths['/{lang}/api/config/tags/{id}'].delete;
+    assert.match(tagDelete.description, /takes it out of servers\.tags/);
+    assert.doesNotMatch(tagDelete.description, /REFERENCED/);
+    assert.equal(tagDelete.responses['409'], undefined, 'deleting a tag is never refused 409');
+    const clientDelete = document.paths['/{lang}/api/config/clients/{id}'].delete;
+    assert.match(clientDelete.description, /REFERENCED/);
+    assert.ok(clientDelete.responses['409']);
+  });
+
   test('is the document buildOpenApiDocument makes (which the typed client and the lint script use)', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     assert.deepEqual(document, buildOpenApiDocument(DEFAULT_REGISTRY, version, 'en'));
