@@ -89,7 +89,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an entry of tags
-         * @description Deletes the entry for good. An entry still used by servers is refused with 409 REFERENCED. With `If-Match`, refused with 412 if the entry changed since.
+         * @description Deletes the entry for good. Deleting it takes it out of servers.tags in the same transaction; the entries that held it get a new updated_at and ETag. With `If-Match`, refused with 412 if the entry changed since.
          */
         delete: operations["deleteTag"];
         /**
@@ -1223,6 +1223,40 @@ export interface paths {
          * @description The same answer as GET, status and headers, without the body.
          */
         head: operations["getOpenApiDocumentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/openApi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI document, as YAML
+         * @description The same document as `/{lang}/api/openApi?format=yaml`, at the file name tools look for.
+         */
+        get: operations["getOpenApiDocumentYaml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getOpenApiDocumentYamlOptions"];
+        /**
+         * This OpenAPI document, as YAML (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getOpenApiDocumentYamlHead"];
         patch?: never;
         trace?: never;
     };
@@ -4401,7 +4435,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["DeleteConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -4697,7 +4730,6 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            409: components["responses"]["DeleteConflict"];
             412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -9967,6 +9999,87 @@ export interface operations {
                 /** @description json (default) or yaml. */
                 format?: "json" | "yaml";
             };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    getOpenApiDocumentYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOpenApiDocumentYamlOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getOpenApiDocumentYamlHead: {
+        parameters: {
+            query?: never;
             header?: never;
             path: {
                 /**

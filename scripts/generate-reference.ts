@@ -56,10 +56,16 @@ function deleteRule(resource: ResourceDefinition, registry: Registry): string[] 
     lines.push('**Delete:** hard: the entry is gone (404 afterwards).');
     if (deletion.guarded !== undefined) lines.push('Built-in entries (see the description above) are refused with 409 `DELETE_GUARDED` and stay.');
   }
-  const users = registry.referencesTo(resource);
+  // A set of ids (a link table) lets go of a deleted entry; only a plain reference blocks its delete.
+  const references = registry.referencesTo(resource);
+  const named = (fields: typeof references): string => fields.map((user) => `${user.resource.name}.${code(user.field)}`).join(', ');
+  const users = references.filter((reference) => reference.link === undefined);
+  const holders = references.filter((reference) => reference.link !== undefined);
   if (users.length > 0) {
-    const named = users.map((user) => `${user.resource.name}.${code(user.field)}`).join(', ');
-    lines.push(`An entry still referenced by ${named} is refused with 409 \`REFERENCED\` (the body names the referencing entries); nothing is removed.`);
+    lines.push(`An entry still referenced by ${named(users)} is refused with 409 \`REFERENCED\` (the body names the referencing entries); nothing is removed.`);
+  }
+  if (holders.length > 0) {
+    lines.push(`Deleting it takes it out of ${named(holders)} in the same transaction; the entries that held it get a new \`updated_at\` and ETag.`);
   }
   return lines;
 }

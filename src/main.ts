@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import v8 from 'node:v8';
 import { runPrimary } from './run-primary.js';
 import { ConfigError, loadConfig } from './config/config.js';
+import { assertPortFree } from './http/port-free.js';
 import { runServer } from './run-server.js';
 
 // V8 lets the old generation grow to several times what is live before a full collection.
@@ -17,6 +18,8 @@ const HEAP_GROWING_PERCENT = 25;
 async function main(): Promise<void> {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const config = loadConfig();
+  // A worker shares its primary's socket: only the process that listens first checks.
+  if (cluster.isPrimary) await assertPortFree(config.host, config.port);
   if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
   else await runServer(config);
 }

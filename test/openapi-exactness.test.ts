@@ -39,7 +39,7 @@ function endpointOf(path: string): Endpoint | undefined {
     [/^\/\{lang\}\/api\/tokens\/\{id\}$/, 'token'],
     [/^\/\{lang\}\/api\/changes$/, 'changes'],
     [/^\/\{lang\}\/api\/changes\/stream$/, 'changeStream'],
-    [/^\/\{lang\}\/api\/openApi$/, 'openapi'],
+    [/^\/\{lang\}\/api\/openApi(\.yaml)?$/, 'openapi'],
     [/^\/\{lang\}\/api\/docs(\/\{asset\})?$/, 'docs'],
   ];
   return rules.find(([pattern]) => pattern.test(path))?.[1];

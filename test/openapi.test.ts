@@ -223,6 +223,28 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test('/{lang}/api/openApi.yaml is the YAML document, public, and takes no parameter', async () => {
+    for (const lang of ['en', 'fr']) {
+      const yaml = await server.request('GET', `/${lang}/api/openApi.yaml`);
+      assert.equal(yaml.status, 200);
+      assert.equal(yaml.headers.get('content-type'), 'application/yaml; charset=utf-8');
+      assert.equal(yaml.text, (await server.request('GET', `/${lang}/api/openApi?format=yaml`)).text);
+    }
+    const reply = await server.request('GET', '/en/api/openApi.yaml?format=json');
+    assert.equal(reply.status, 400);
+    assert.equal(reply.body.code, 'BAD_QUERY');
+  });
+
+  test('a delete is described by its rule: a tag leaves the servers that hold it (no 409), a client a server uses is 409 REFERENCED', () => {
+    const tagDelete = document.paths['/{lang}/api/config/tags/{id}'].delete;
+    assert.match(tagDelete.description, /takes it out of servers\.tags/);
+    assert.doesNotMatch(tagDelete.description, /REFERENCED/);
+    assert.equal(tagDelete.responses['409'], undefined, 'deleting a tag is never refused 409');
+    const clientDelete = document.paths['/{lang}/api/config/clients/{id}'].delete;
+    assert.match(clientDelete.description, /REFERENCED/);
+    assert.ok(clientDelete.responses['409']);
+  });
+
   test('is the document buildOpenApiDocument makes (which the typed client and the lint script use)', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     assert.deepEqual(document, buildOpenApiDocument(DEFAULT_REGISTRY, version, 'en'));

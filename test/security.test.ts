@@ -60,7 +60,7 @@ describe('with tokens configured', () => {
   });
 
   test('the OpenAPI document, the docs page and the health endpoints stay public', async () => {
-    for (const path of ['/en/api/openApi', '/fr/api/openApi', '/en/api/docs', '/healthz', '/readyz']) {
+    for (const path of ['/en/api/openApi', '/fr/api/openApi', '/en/api/openApi.yaml', '/en/api/docs', '/healthz', '/readyz']) {
       const reply = await server.request('GET', path);
       assert.equal(reply.status, 200, path);
     }

@@ -3,7 +3,8 @@
 // cannot be reached, the database does not exist, the credentials are refused, the file cannot
 // be opened, or the schema was made by a newer version. On the backend TEST_DATABASE names.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -91,6 +92,21 @@ describe(`start-up failures on ${BACKEND}`, { timeout: 120_000 }, () => {
       });
     }
   }
+
+  test('a port already in use: one line naming the port and PORT, before the database is opened', async () => {
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen({ port: 0, host: '127.0.0.1' }, listening));
+    const port = (taken.address() as { port: number }).port;
+    const dir = mkdtempSync(join(tmpdir(), 'config-api-startup-'));
+    try {
+      const run = runToExit(dir, { PORT: String(port) });
+      assertOneClearLine(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`), /PORT/);
+      assert.ok(!existsSync(join(dir, 'config.db')), 'the database was not created');
+    } finally {
+      taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   test('a schema made by a newer version of the service', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'config-api-startup-'));

@@ -3,8 +3,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { assertBuildIsCurrent } from './build-stamp.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
+assertBuildIsCurrent();
 const START_TIMEOUT_MS = 30_000;
 
 export interface ServiceProcess {

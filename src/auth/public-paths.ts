@@ -1,7 +1,7 @@
 // What anyone may read without a token (contract section 9): the OpenAPI document, the
 // docs page and the health endpoints. Everything else, unknown paths included, needs one,
 // so that an anonymous caller learns nothing about what exists.
-const PUBLIC = [/^\/(healthz|readyz)$/, /^\/[^/]+\/api\/(openApi|docs)(\/.*)?$/];
+const PUBLIC = [/^\/(healthz|readyz)$/, /^\/[^/]+\/api\/(openApi(\.yaml)?|docs)(\/.*)?$/];
 
 export function isPublicPath(url: string): boolean {
   // Most requests are none of these: said in a few substring tests instead of two patterns,

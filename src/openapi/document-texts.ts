@@ -45,6 +45,7 @@ const en = {
   removeSoft: 'Marks the entry deleted (is_deleted = 1); it stays readable by id and lists show it with include_deleted=true. Deleting it again is 200.',
   removeGuarded: 'Built-in entries are refused with 409 DELETE_GUARDED.',
   removeReferenced: (users: string) => `An entry still used by ${users} is refused with 409 REFERENCED.`,
+  removeDetached: (sets: string) => `Deleting it takes it out of ${sets} in the same transaction; the entries that held it get a new updated_at and ETag.`,
   removeIfMatch: 'With `If-Match`, refused with 412 if the entry changed since.',
   head: (summary: string) => `${summary} (headers only)`,
   headDescription: 'The same answer as GET, status and headers, without the body.',
@@ -54,6 +55,8 @@ const en = {
   openApi: 'This OpenAPI document',
   openApiDescription:
     'The OpenAPI 3.1 description of the API, generated from the resource registry, with descriptions in the language of the path (French under /fr/, English otherwise). `?format=yaml` returns it as YAML.',
+  openApiYaml: 'This OpenAPI document, as YAML',
+  openApiYamlDescription: 'The same document as `/{lang}/api/openApi?format=yaml`, at the file name tools look for.',
   docs: 'Interactive documentation',
   docsDescription: 'A Swagger UI page that shows this document and lets a person try every operation.',
   docsAsset: 'A file of the documentation page',
@@ -193,6 +196,7 @@ const fr: DocumentTexts = {
     'Marque l’entrée comme supprimée (is_deleted = 1) ; elle reste lisible par son id et les listes la montrent avec include_deleted=true. La supprimer de nouveau répond 200.',
   removeGuarded: 'Les entrées intégrées à la plateforme sont refusées par 409 DELETE_GUARDED.',
   removeReferenced: (users) => `Une entrée encore utilisée par ${users} est refusée par 409 REFERENCED.`,
+  removeDetached: (sets) => `La supprimer la retire de ${sets} dans la même transaction ; les entrées qui la portaient changent d’updated_at et d’ETag.`,
   removeIfMatch: 'Avec `If-Match`, refusé par 412 si l’entrée a changé entre-temps.',
   head: (summary) => `${summary} (en-têtes seulement)`,
   headDescription: 'La même réponse que GET, statut et en-têtes, sans le corps.',
@@ -202,6 +206,8 @@ const fr: DocumentTexts = {
   openApi: 'Ce document OpenAPI',
   openApiDescription:
     'La description OpenAPI 3.1 de l’API, produite depuis le registre des ressources, avec les descriptions dans la langue du chemin (français sous /fr/, anglais sinon). `?format=yaml` la renvoie en YAML.',
+  openApiYaml: 'Ce document OpenAPI, en YAML',
+  openApiYamlDescription: 'Le même document que `/{lang}/api/openApi?format=yaml`, sous le nom de fichier que les outils cherchent.',
   docs: 'Documentation interactive',
   docsDescription: 'Une page Swagger UI qui présente ce document et permet d’essayer chaque opération.',
   docsAsset: 'Un fichier de la page de documentation',

@@ -52,12 +52,13 @@ function bulkPatchExample(resource: ResourceDefinition): JsonObject[] {
   return [name === undefined ? { id: 1 } : { id: 1, [name]: value }];
 }
 
-function deleteDescription(context: DocumentContext, resource: ResourceDefinition, users: readonly string[], guarded: boolean): string {
+function deleteDescription(context: DocumentContext, resource: ResourceDefinition, users: readonly string[], holders: readonly string[], guarded: boolean): string {
   const t = context.t;
   return [
     resource.deletion.mode === 'soft' ? t.removeSoft : t.removeHard,
     ...(guarded ? [t.removeGuarded] : []),
     ...(users.length > 0 ? [t.removeReferenced(users.join(', '))] : []),
+    ...(holders.length > 0 ? [t.removeDetached(holders.join(', '))] : []),
     t.removeIfMatch,
   ].join(' ');
 }
@@ -77,7 +78,10 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
   const updated = { description: t.updated, headers: { ...etag, ...dryRun }, content: json(ref(`${s}Updated`)) };
   const entries = (items: JsonObject): JsonObject => ({ type: 'array', minItems: 1, maxItems: BULK_MAX, items });
 
-  const users = context.registry.referencesTo(resource).map((reference) => reference.resource.name);
+  // A set of ids (a link table) lets go of a deleted entry; only a plain reference blocks its delete.
+  const references = context.registry.referencesTo(resource);
+  const users = references.filter((reference) => reference.link === undefined).map((reference) => reference.resource.name);
+  const holders = references.filter((reference) => reference.link !== undefined).map((reference) => `${reference.resource.name}.${reference.field}`);
   const guarded = resource.deletion.mode === 'hard' && resource.deletion.guarded !== undefined;
   const deleteErrors: ErrorName[] = [...ALWAYS, ...ACCESS, ...STORAGE_ERRORS, 'PreconditionFailed', 'BadQuery'];
   if (guarded || users.length > 0) deleteErrors.push('DeleteConflict');
@@ -196,7 +200,7 @@ export function resourcePaths(context: DocumentContext, resource: ResourceDefini
           operationId: `delete${s}`,
           tags,
           summary: t.remove(resource.name),
-          description: deleteDescription(context, resource, users, guarded),
+          description: deleteDescription(context, resource, users, holders, guarded),
           parameters: [parameterRef('IfMatch'), parameterRef('DryRun')],
           responses: { '200': { description: t.deleted, headers: dryRun, content: json(ref('Deleted')) }, ...errors(...deleteErrors) },
         },

@@ -33,6 +33,23 @@ export function documentationPaths(context: DocumentContext): [string, JsonObjec
       },
     ],
     [
+      '/{lang}/api/openApi.yaml',
+      {
+        parameters: [parameterRef('Lang')],
+        get: {
+          operationId: 'getOpenApiDocumentYaml',
+          tags,
+          summary: t.openApiYaml,
+          description: t.openApiYamlDescription,
+          security,
+          responses: {
+            '200': { description: t.document, content: { 'application/yaml': { schema: { type: 'string', description: t.documentYaml } } } },
+            ...errors(...ALWAYS, 'BadQuery'),
+          },
+        },
+      },
+    ],
+    [
       '/{lang}/api/docs',
       {
         parameters: [parameterRef('Lang')],

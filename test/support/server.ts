@@ -9,8 +9,11 @@ import { join, resolve } from 'node:path';
 import { after, before } from 'node:test';
 import { checkerFor, type ObservedResponse, type OpenApiResponseChecker } from './openapi-response-checker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { assertBuildIsCurrent } from '../../scripts/support/build-stamp.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
+// A test of old code passes for the wrong reason: stop at once when dist/ is stale.
+assertBuildIsCurrent();
 /** The harness's own request for the document: its log lines are not the test's. */
 const HARNESS_REQUEST_ID = 'openapi-response-checker';
 const HARNESS_LOG_LINE = `"reqId":"${HARNESS_REQUEST_ID}"`;

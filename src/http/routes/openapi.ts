@@ -1,4 +1,4 @@
-// GET /{lang}/api/openApi: the document is built once, at start-up, from the registry, in the
+// GET /{lang}/api/openApi (and /openApi.yaml): the document is built once, at start-up, from the registry, in the
 // language of the path (French under /fr/, English otherwise); `?format=yaml` gives YAML.
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -12,9 +12,9 @@ function packageVersion(): string {
 }
 
 /** As on lists, a parameter the route does not know is refused rather than ignored. */
-function documentFormat(query: Record<string, unknown>): DocumentFormat {
+function documentFormat(query: Record<string, unknown>, accepted: readonly string[] = ['format']): DocumentFormat {
   for (const name of Object.keys(query)) {
-    if (name !== 'format') throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+    if (!accepted.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
   }
   const format = query.format;
   if (format === undefined) return 'json';
@@ -34,5 +34,10 @@ export default async function openApiRoutes(app: FastifyInstance): Promise<void>
       headers: { 'content-type': DOCUMENT_CONTENT_TYPES[format] },
       body: documents[target.language][format],
     };
+  });
+  // The name tools and people look for first; the same YAML as `?format=yaml`.
+  endpointRoute(app, app.registry, '/:lang/api/openApi.yaml', 'openapi', async (target, request) => {
+    documentFormat(request.query as Record<string, unknown>, []);
+    return { status: 200, headers: { 'content-type': DOCUMENT_CONTENT_TYPES.yaml }, body: documents[target.language].yaml };
   });
 }
