@@ -1,0 +1,63 @@
+// Every shell example of the README and docs/ runs against a started service and answers what
+// its page says (the convention: test/support/doc-examples.ts, docs/architecture.md). One
+// service per page, on a fresh SQLite database; the examples of a page run in order in one
+// bash session. It is about the pages, not the backends: it runs once, on SQLite.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { parsePage, parseAnswer, runPage, RUNNABLE_LANGUAGES, type Page } from './support/doc-examples.js';
+import { startServer } from './support/server.js';
+import { BACKEND } from './support/test-database.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+const skip = BACKEND === 'sqlite' ? false : `the documentation examples run once, on SQLite (TEST_DATABASE=${BACKEND}): they test the pages, not the backends`;
+
+describe('the shell examples of the README and docs/ answer what their pages say', { skip }, () => {
+  const pages = new Map<string, Page>(PAGES.map((name) => [name, parsePage(readFileSync(join(ROOT, name), 'utf8'))]));
+
+  test('every page follows the convention: each shell block runs or says why not, each answer parses', () => {
+    const problems: string[] = [];
+    for (const [name, page] of pages) {
+      for (const problem of page.problems) problems.push(`${name}: ${problem}`);
+      for (const block of page.blocks) {
+        if (!RUNNABLE_LANGUAGES.has(block.language) || block.notRun !== undefined) continue;
+        for (const step of block.steps) {
+          if (step.answer === undefined) continue;
+          try {
+            parseAnswer(step.answer);
+          } catch (error) {
+            problems.push(`${name}: line ${step.line}: the answer does not parse: ${(error as Error).message}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+    const runnable = [...pages.values()].flatMap((page) => page.blocks.filter((block) => RUNNABLE_LANGUAGES.has(block.language) && block.notRun === undefined));
+    assert.ok(runnable.length >= 10, `the pages have runnable examples (${runnable.length})`);
+  });
+
+  for (const name of PAGES) {
+    test(name, async (t) => {
+      const page = pages.get(name)!;
+      const shell = page.blocks.filter((block) => RUNNABLE_LANGUAGES.has(block.language));
+      const runnable = shell.filter((block) => block.notRun === undefined);
+      if (runnable.length === 0) {
+        t.diagnostic(`${name}: 0 run, ${shell.length} not run`);
+        return;
+      }
+      const server = await startServer({ env: page.env });
+      try {
+        const run = await runPage(page, server.url);
+        const answers = runnable.reduce((sum, block) => sum + block.steps.filter((step) => step.answer !== undefined).length, 0);
+        t.diagnostic(`${name}: ${run.ran} run (${answers} stated answers), ${run.notRun} not run`);
+        for (const block of shell.filter((b) => b.notRun !== undefined)) t.diagnostic(`  not run, line ${block.line}: ${block.notRun}`);
+        assert.deepEqual(run.failures, [], `${name}: examples that do not answer what the page says:\n\n${run.failures.join('\n\n')}`);
+      } finally {
+        await server.stop();
+        await server.cleanup();
+      }
+    });
+  }
+});
