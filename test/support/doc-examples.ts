@@ -307,10 +307,12 @@ export function mismatch(pattern: Pattern, value: unknown, path = '$'): string |
 export function parseAnswer(answer: string): Answer {
   const result: Answer = {};
   let rest = answer.trim();
-  const status = /^(\d{3})(?:\s+|$)/.exec(rest);
+  const status = /^(\d{3})(?=\s|$)/.exec(rest);
   if (status !== null) {
     result.status = Number(status[1]);
     rest = rest.slice(status[0].length);
+    // Two spaces or more after the status: the rest is the reader's comment.
+    rest = /^\s{2,}/.test(rest) ? '' : rest.trim();
   }
   if (rest.startsWith('{') || rest.startsWith('[')) result.json = parseJsonPattern(rest).pattern;
   else {
