@@ -95,6 +95,14 @@ const catalog = {
     en: 'This token may not be used from this address.',
     fr: 'Ce jeton ne peut pas être utilisé depuis cette adresse.',
   },
+  'auth.loopbackOnly': {
+    en: 'No API token exists yet: only clients on this machine (loopback) are served without one.',
+    fr: 'Aucun jeton d’API n’existe encore : seuls les clients de cette machine (loopback) sont servis sans jeton.',
+  },
+  'auth.host': {
+    en: 'Without any API token, only requests addressed to localhost, 127.0.0.1 or [::1] (the Host header) are served.',
+    fr: 'Sans jeton d’API, seules les requêtes adressées à localhost, 127.0.0.1 ou [::1] (l’en-tête Host) sont servies.',
+  },
   'auth.adminOnly': { en: 'Only an admin token may manage tokens.', fr: 'Seul un jeton admin peut gérer les jetons.' },
   'rate.limited': {
     en: 'Too many requests; try again in {seconds} s.',
