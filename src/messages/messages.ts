@@ -142,6 +142,13 @@ const catalog = {
     en: 'The service has too many open connections; try again in {seconds} s.',
     fr: 'Le service a trop de connexions ouvertes ; réessayez dans {seconds} s.',
   },
+  'request.malformed': { en: 'The HTTP request cannot be read.', fr: 'La requête HTTP ne peut pas être lue.' },
+  'request.timeout': { en: 'The request did not arrive in time.', fr: 'La requête n’est pas arrivée à temps.' },
+  'request.headersTooLarge': {
+    en: 'The request line and headers are too large.',
+    fr: 'La ligne de requête et les en-têtes sont trop longs.',
+  },
+  'method.unknown': { en: 'This method is not served on any path.', fr: 'Cette méthode n’est servie sur aucun chemin.' },
   'server.internal': { en: 'An internal error occurred.', fr: 'Une erreur interne s’est produite.' },
   'metrics.unavailable': {
     en: 'The workers’ metrics could not be gathered; try again shortly.',
