@@ -3700,14 +3700,14 @@ export interface components {
              */
             mode: "hard" | "soft";
         };
-        /** @description RFC 9457 problem details. `error` repeats `detail` for clients of the older API. */
+        /** @description RFC 9457 problem details. `error` repeats `detail` for clients of the older API. A request the HTTP parser cannot read, on any path, is answered with one too: 400 BAD_REQUEST, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, or 501 NOT_IMPLEMENTED for an unknown method. */
         Problem: {
             /** @constant */
             type: "about:blank";
             title: string;
             status: number;
             /** @enum {string} */
-            code: "MALFORMED_JSON" | "BAD_QUERY" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
+            code: "MALFORMED_JSON" | "BAD_QUERY" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
             detail: string;
             error: string;
             /** @description With VALIDATION_FAILED and CONFLICT: one line per faulty field (`field` is "" for the body as a whole). */
@@ -3812,7 +3812,7 @@ export interface components {
                 };
             };
         };
-        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one (UNAUTHORIZED; `detail` says which). */
+        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one; or no token exists and the client is not on this machine (loopback) (UNAUTHORIZED; `detail` says which). */
         Unauthorized: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
@@ -3827,7 +3827,7 @@ export interface components {
                 };
             };
         };
-        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips` (FORBIDDEN). */
+        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips`; or no token exists and the Host header is not localhost, 127.x.x.x or [::1] (FORBIDDEN). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -4173,7 +4173,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one (UNAUTHORIZED; `detail` says which). */
+        /** @description Tokens exist and the request has no valid bearer token: none, an unknown one, or an expired one; or no token exists and the client is not on this machine (loopback) (UNAUTHORIZED; `detail` says which). */
         UnauthorizedWithoutBody: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
@@ -4181,7 +4181,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips` (FORBIDDEN). */
+        /** @description The token’s scope does not cover the request (a read token that writes, a token that is not admin on the token endpoints), or it is used from an address outside its `allowed_ips`; or no token exists and the Host header is not localhost, 127.x.x.x or [::1] (FORBIDDEN). */
         ForbiddenWithoutBody: {
             headers: {
                 [name: string]: unknown;

@@ -19,6 +19,7 @@ import metricsPlugin from './http/plugins/metrics.js';
 import connectionDrainPlugin from './http/plugins/connection-drain.js';
 import connectionLimitPlugin from './http/plugins/connection-limit.js';
 import problemResponsesPlugin, { frameworkErrorHandler } from './http/plugins/problem-responses.js';
+import { answerClientError } from './http/client-errors.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
 import requestLanguagePlugin from './http/plugins/request-language.js';
@@ -51,7 +52,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       level: config.logLevel,
       stream: turnBatchedStdout(),
       // Belt and braces: no credential or body is ever serialized into a log line.
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'body'], censor: '[redacted]' },
+      // err.rawPacket: the bytes Node's parser read of a request it refused (headers and body).
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'body', 'err.rawPacket'], censor: '[redacted]' },
       serializers: {
         // The path, never the query string: a value pasted into a URL by mistake (a key, a
         // token) must not reach the logs.
@@ -84,6 +86,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: frameworkErrorHandler(config.bodyLimit),
+    // What Node's HTTP parser refuses: problem+json too, and no raw request in the log.
+    clientErrorHandler(this: FastifyInstance, error, socket) {
+      answerClientError(this.log, error, socket);
+    },
     // Whether X-Forwarded-For gives request.ip (allowed_ips, rate limit): TRUST_PROXY, off by default.
     trustProxy: config.trustProxy,
     onProtoPoisoning: 'error',

@@ -179,7 +179,7 @@ describe('slow and greedy clients', () => {
   test('a client that never finishes its headers is cut off', async () => {
     const socket = await open();
     socket.on('error', () => undefined);
-    socket.write('GET /en/api/config/tags HTTP/1.1\r\nHost: x\r\n');
+    socket.write('GET /en/api/config/tags HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const drip = setInterval(() => socket.writable && socket.write('X-Slow: 1\r\n'), 200);
     try {
       assert.ok(await closedWithin(socket, 6000), 'the connection stayed open');
@@ -192,7 +192,7 @@ describe('slow and greedy clients', () => {
   test('a client that never finishes its body is cut off', async () => {
     const socket = await open();
     socket.on('error', () => undefined);
-    socket.write('POST /en/api/config/tags HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na');
+    socket.write('POST /en/api/config/tags HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na');
     try {
       assert.ok(await closedWithin(socket, 8000), 'the connection stayed open');
     } finally {

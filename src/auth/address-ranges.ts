@@ -51,3 +51,20 @@ export function addressMatcher(ranges: readonly string[]): (address: string) => 
     return networks.some(([network, bits]) => network.kind() === client.kind() && client.match(network, bits));
   };
 }
+
+/**
+ * The share of the address space one client is counted by (the rate limit): an IPv4 address
+ * (an IPv4-mapped IPv6 one too), or an IPv6 /64, since one subscriber or host is usually given
+ * a whole /64 and may pick any address in it. Text that is no address is its own key.
+ */
+export function clientNetwork(address: string): string {
+  let client: Address;
+  try {
+    client = ipaddr.process(address);
+  } catch {
+    return address;
+  }
+  if (client.kind() === 'ipv4') return client.toString();
+  const parts = (client as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toRFC5952String()}/64`;
+}

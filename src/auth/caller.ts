@@ -11,7 +11,7 @@ export interface Caller {
   readonly scope: TokenScope;
 }
 
-/** Without any token (on a loopback address only), whoever connects may do everything. */
+/** Without any token (on a loopback HOST, to a client of this machine only), the client may do everything. */
 export const ANONYMOUS: Caller = { name: 'anonymous', scope: 'admin' };
 
 /** A token's name: 1-64 characters of A-Z a-z 0-9 . _ @ -, starting with a letter or digit. */

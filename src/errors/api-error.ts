@@ -8,10 +8,14 @@ import { message, render, type Message, type MessageKey, type MessageParams } fr
 export const STATUS_OF = {
   MALFORMED_JSON: 400,
   BAD_QUERY: 400,
+  // Refused by Node's HTTP parser, before any route: the request itself cannot be read.
+  BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // The headers or the body did not arrive within the time-outs.
+  REQUEST_TIMEOUT: 408,
   DELETE_GUARDED: 409,
   REFERENCED: 409,
   CONFLICT: 409,
@@ -20,7 +24,12 @@ export const STATUS_OF = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   RATE_LIMITED: 429,
+  // The request line and headers are over Node's limit (16 KiB).
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
+  // A method Node's HTTP parser does not know (RFC 9110: 501 for a method not recognized on any
+  // resource; 405 would owe an Allow header for a path not even read).
+  NOT_IMPLEMENTED: 501,
   UNAVAILABLE: 503,
   // The database refuses writes: READ_ONLY=true, or a read-only file, standby or grant.
   READ_ONLY: 503,

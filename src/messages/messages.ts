@@ -95,6 +95,14 @@ const catalog = {
     en: 'This token may not be used from this address.',
     fr: 'Ce jeton ne peut pas être utilisé depuis cette adresse.',
   },
+  'auth.loopbackOnly': {
+    en: 'No API token exists yet: only clients on this machine (loopback) are served without one.',
+    fr: 'Aucun jeton d’API n’existe encore : seuls les clients de cette machine (loopback) sont servis sans jeton.',
+  },
+  'auth.host': {
+    en: 'Without any API token, only requests addressed to localhost, 127.0.0.1 or [::1] (the Host header) are served.',
+    fr: 'Sans jeton d’API, seules les requêtes adressées à localhost, 127.0.0.1 ou [::1] (l’en-tête Host) sont servies.',
+  },
   'auth.adminOnly': { en: 'Only an admin token may manage tokens.', fr: 'Seul un jeton admin peut gérer les jetons.' },
   'rate.limited': {
     en: 'Too many requests; try again in {seconds} s.',
@@ -134,6 +142,13 @@ const catalog = {
     en: 'The service has too many open connections; try again in {seconds} s.',
     fr: 'Le service a trop de connexions ouvertes ; réessayez dans {seconds} s.',
   },
+  'request.malformed': { en: 'The HTTP request cannot be read.', fr: 'La requête HTTP ne peut pas être lue.' },
+  'request.timeout': { en: 'The request did not arrive in time.', fr: 'La requête n’est pas arrivée à temps.' },
+  'request.headersTooLarge': {
+    en: 'The request line and headers are too large.',
+    fr: 'La ligne de requête et les en-têtes sont trop longs.',
+  },
+  'method.unknown': { en: 'This method is not served on any path.', fr: 'Cette méthode n’est servie sur aucun chemin.' },
   'server.internal': { en: 'An internal error occurred.', fr: 'Une erreur interne s’est produite.' },
   'metrics.unavailable': {
     en: 'The workers’ metrics could not be gathered; try again shortly.',

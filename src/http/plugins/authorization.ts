@@ -1,5 +1,6 @@
 // Access control (contract sections 9 and 14), after the rate limit: without any token (on a
-// loopback address only) everyone may do everything; otherwise a request needs a valid bearer
+// loopback HOST only) a client of this machine may do everything, if the request is addressed to
+// a loopback name (Host); any other client is 401, any other Host 403. Otherwise a request needs a valid bearer
 // token (401), used before its expiry (401) from an allowed address (403), whose scope covers
 // the request (403): read for GET, HEAD and OPTIONS, write for the rest, admin for the token
 // endpoints. Runs before the body is read, so that an anonymous caller cannot probe which
@@ -7,7 +8,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { ANONYMOUS } from '../../auth/caller.js';
-import { isLoopback } from '../../auth/exposure-guard.js';
+import { isLoopback, isLoopbackAuthority } from '../../auth/exposure-guard.js';
 import { isPublicPath } from '../../auth/public-paths.js';
 import { ApiError } from '../../errors/api-error.js';
 import { message, type MessageKey } from '../../messages/messages.js';
@@ -24,7 +25,7 @@ function unauthorized(key: MessageKey, challenge: string): ApiError {
 }
 
 /** The request fields the decision reads (and, for anonymous access, sets). */
-export type AuthorizedRequest = Pick<FastifyRequest, 'refusal' | 'caller' | 'method' | 'url' | 'routeFacts' | 'routeOptions'>;
+export type AuthorizedRequest = Pick<FastifyRequest, 'refusal' | 'caller' | 'method' | 'url' | 'routeFacts' | 'routeOptions' | 'ip' | 'headers'>;
 
 function refusalOf(request: AuthorizedRequest): ApiError | undefined {
   switch (request.refusal) {
@@ -49,12 +50,28 @@ function refusalOf(request: AuthorizedRequest): ApiError | undefined {
 /** What the hook does with each request: the refusal, if any. On its own so that
  * `npm run bench:auth` times exactly it. */
 export function authorize(request: AuthorizedRequest, loopback: boolean, index: { readonly size: number }): ApiError | undefined {
-  if (loopback && index.size === 0) {
+  if (loopback && index.size === 0) return anonymousRefusal(request);
+  return isPublicPath(request.url) ? undefined : refusalOf(request);
+}
+
+/**
+ * Without any token. Listening on loopback is not enough: a reverse proxy on this machine
+ * (TRUST_PROXY) brings other machines' requests, so the client's own address (request.ip,
+ * X-Forwarded-For's through a trusted proxy) must be loopback too; and a browser on this
+ * machine may be sent here by a page whose DNS name was rebound to 127.0.0.1, so the Host
+ * header must be a loopback name. Public paths and the probes (/metrics) answer as before.
+ */
+function anonymousRefusal(request: AuthorizedRequest): ApiError | undefined {
+  if (isPublicPath(request.url)) {
     request.caller = ANONYMOUS;
     request.refusal = null;
     return undefined;
   }
-  return isPublicPath(request.url) ? undefined : refusalOf(request);
+  if (!isLoopback(request.ip)) return unauthorized('auth.loopbackOnly', REALM);
+  if (!isLoopbackAuthority(request.headers.host) && !routeFacts(request).probe) return new ApiError('FORBIDDEN', message('auth.host'));
+  request.caller = ANONYMOUS;
+  request.refusal = null;
+  return undefined;
 }
 
 export default fp<{ host: string }>(

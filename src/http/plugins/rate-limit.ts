@@ -1,10 +1,11 @@
 // Optional request budget per caller (RATE_LIMIT_PER_MINUTE): a token bucket per accepted
-// token (by name), else per client address, so that guessing tokens is limited like anonymous
-// use. Runs after the caller is identified and before authorization refuses anything. Public
+// token (by name), else per client address (an IPv6 client per /64, which it may own whole),
+// so that guessing tokens is limited like anonymous use. Runs after the caller is identified and before authorization refuses anything. Public
 // endpoints are not counted, so that health checks never starve. The limit is per instance.
 // Behind a reverse proxy, the address is X-Forwarded-For's only if TRUST_PROXY names the proxy.
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
+import { clientNetwork } from '../../auth/address-ranges.js';
 import { isPublicPath } from '../../auth/public-paths.js';
 import { ApiError } from '../../errors/api-error.js';
 import { message } from '../../messages/messages.js';
@@ -19,7 +20,7 @@ const MAX_BUCKETS = 100_000;
 
 function callerKey(request: FastifyRequest): string {
   const caller = request.caller;
-  return caller !== null && request.refusal === null ? `t:${caller.name}` : `a:${request.ip}`;
+  return caller !== null && request.refusal === null ? `t:${caller.name}` : `a:${clientNetwork(request.ip)}`;
 }
 
 export default fp<{ perMinute: number }>(
