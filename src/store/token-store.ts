@@ -13,6 +13,19 @@ import type { Entry } from './entry-rows.js';
 import type { ResourceStore } from './resource-store.js';
 
 const STATE_ROW = 1;
+// Ids bound in one read: far under every backend's limit of bound values.
+const IDS_PER_READ = 500;
+
+function managedToken(row: { id: number | string; name: string; scope: string; digest: string; expires_at: string | null; allowed_ips: unknown }): ManagedToken {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    scope: row.scope as TokenScope,
+    digest: row.digest,
+    expiresAt: row.expires_at,
+    allowedIps: API_TOKENS.fields.allowed_ips!.type.fromColumn(row.allowed_ips) as string[] | null,
+  };
+}
 
 export class TokenStore {
   constructor(
@@ -27,21 +40,27 @@ export class TokenStore {
     return Number(row.generation);
   }
 
-  /** Every managed token, as the in-memory index needs it. */
-  async all(): Promise<ManagedToken[]> {
-    const rows = await this.handle.db
-      .selectFrom('api_tokens')
-      .select(['id', 'name', 'scope', 'digest', 'expires_at', 'allowed_ips'])
-      .orderBy('id')
-      .execute();
-    return rows.map((row) => ({
-      id: Number(row.id),
-      name: row.name,
-      scope: row.scope as TokenScope,
-      digest: row.digest,
-      expiresAt: row.expires_at,
-      allowedIps: API_TOKENS.fields.allowed_ips!.type.fromColumn(row.allowed_ips) as string[] | null,
-    }));
+  /** The id and keyed digest of every managed token: a sync compares them with what its index
+   * holds, and reads in full only the tokens it lacks (a token is never changed in place: a
+   * new one has a new id and digest). */
+  async digests(): Promise<{ id: number; digest: string }[]> {
+    const rows = await this.handle.db.selectFrom('api_tokens').select(['id', 'digest']).execute();
+    return rows.map((row) => ({ id: Number(row.id), digest: row.digest }));
+  }
+
+  /** The managed tokens of these ids that still exist, as the in-memory index needs them;
+   * every token when `ids` is undefined (a first load). */
+  async tokens(ids: readonly number[] | undefined): Promise<ManagedToken[]> {
+    const select = () => this.handle.db.selectFrom('api_tokens').select(['id', 'name', 'scope', 'digest', 'expires_at', 'allowed_ips']);
+    if (ids === undefined) return (await select().orderBy('id').execute()).map(managedToken);
+    const tokens: ManagedToken[] = [];
+    for (let start = 0; start < ids.length; start += IDS_PER_READ) {
+      const rows = await select()
+        .where('id', 'in', ids.slice(start, start + IDS_PER_READ))
+        .execute();
+      tokens.push(...rows.map(managedToken));
+    }
+    return tokens;
   }
 
   /** Whether the stored digests, if any, were made with the key of this check value: a
