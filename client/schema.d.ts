@@ -3359,7 +3359,7 @@ export interface components {
              * @enum {string}
              */
             action: "create" | "update" | "delete" | "restore";
-            /** @description The resource of the entry (its name at the time of the change). */
+            /** @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token. */
             resource: string;
             /** @description The id of the entry that changed. */
             entry_id: number;
@@ -3398,7 +3398,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "tags";
@@ -3437,7 +3437,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "clients";
@@ -3476,7 +3476,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "environments";
@@ -3515,7 +3515,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "aliases";
@@ -3554,7 +3554,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "storage-areas";
@@ -3593,7 +3593,7 @@ export interface components {
              */
             action: "create" | "update" | "delete" | "restore";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "servers";
@@ -3632,7 +3632,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "ssh-keys";
@@ -9712,8 +9712,8 @@ export interface operations {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
-                /** @description Only the records of this resource. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -9783,8 +9783,8 @@ export interface operations {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
-                /** @description Only the records of this resource. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -9828,8 +9828,8 @@ export interface operations {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
-                /** @description Only the records of this resource. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
