@@ -3393,7 +3393,7 @@ export interface components {
              * @enum {string}
              */
             action: "create" | "update" | "delete" | "restore";
-            /** @description The resource of the entry (its name at the time of the change). */
+            /** @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token. */
             resource: string;
             /** @description The id of the entry that changed. */
             entry_id: number;
@@ -3432,7 +3432,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "tags";
@@ -3471,7 +3471,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "clients";
@@ -3510,7 +3510,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "environments";
@@ -3549,7 +3549,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "aliases";
@@ -3588,7 +3588,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "storage-areas";
@@ -3627,7 +3627,7 @@ export interface components {
              */
             action: "create" | "update" | "delete" | "restore";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "servers";
@@ -3666,7 +3666,7 @@ export interface components {
              */
             action: "create" | "update" | "delete";
             /**
-             * @description The resource of the entry (its name at the time of the change).
+             * @description The resource of the entry (its name at the time of the change); `tokens` for a managed API token.
              * @constant
              */
             resource: "ssh-keys";
@@ -9744,8 +9744,8 @@ export interface operations {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
-                /** @description Only the records of this resource. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -9815,8 +9815,8 @@ export interface operations {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
-                /** @description Only the records of this resource. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -9860,8 +9860,8 @@ export interface operations {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
-                /** @description Only the records of this resource. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys";
+                /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */

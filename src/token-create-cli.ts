@@ -4,6 +4,7 @@
 // goes to standard error. WHEN is a date and time with its zone (2027-01-31T00:00:00Z) or a
 // duration from now: 90d, 12h, 30m. The checks are the API's (src/pipeline/issue-token.ts);
 // the database, the token key and the encryption key are read as the service reads them.
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, connectOptions, loadConfig } from './config/config.js';
 import { connectDatabase } from './db/connect.js';
@@ -16,6 +17,8 @@ import { prepareDatabase } from './store/prepare-database.js';
 import { ResourceStore } from './store/resource-store.js';
 import { TokenStore } from './store/token-store.js';
 
+// The actor of the change record: no token made it, and a token's name has no colon.
+const CLI_ACTOR = 'token:create';
 const UNITS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `90d` from now, or the text as given (the API's check reads it). */
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
       throw new ConfigError('the token key (TOKEN_KEY or TOKEN_KEY_FILE) is not the one the stored API tokens were made with; nothing was created');
     }
     const names = new Set(config.apiTokens.map((token) => token.caller.name));
-    const { entry, token } = await issueToken(store, digester, body, names);
+    const { entry, token } = await issueToken(store, digester, body, names, { actor: CLI_ACTOR, requestId: randomUUID() });
     process.stderr.write(
       `${handle.description}: token ${entry.id} "${entry.name as string}" created, scope ${entry.scope as string}, ` +
         `expires ${(entry.expires_at as string | null) ?? 'never'}; it is shown only now:\n`,

@@ -69,7 +69,7 @@ function variant(name: string, tokens: number, use: 'one' | 'all' | 'one per con
     expiresAt: null,
     allowedIps: null,
   }));
-  index.replaceManaged(rows);
+  for (const row of rows) index.addManaged(row);
   const requests =
     tokens === 0 ? [fakeRequest(undefined)] : (use === 'all' ? secrets : secrets.slice(-1)).map((secret) => fakeRequest(secret, use === 'one per connection' ? null : {}));
   return { name, tokens, index, requests, nanoseconds: [] };

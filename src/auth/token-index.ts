@@ -97,10 +97,28 @@ class DigestTable {
     return found;
   }
 
+  /** Takes out the entry of `digest` that holds `token`, if there is one. */
+  remove(digest: string, token: KnownToken): void {
+    const key = digest.slice(0, BUCKET_CHARS);
+    const bucket = this.buckets.get(key);
+    const at = bucket === undefined ? -1 : bucket.findIndex((entry) => entry.token === token);
+    if (at < 0) return;
+    if (bucket!.length === 1) this.buckets.delete(key);
+    else bucket!.splice(at, 1);
+    this.count -= 1;
+  }
+
   clear(): void {
     this.buckets.clear();
     this.count = 0;
   }
+}
+
+/** Reads a token's ranges when it is first presented, not when the token is loaded: a start or
+ * a change then costs nothing per range, however many tokens list how many ranges. */
+function lazyMatcher(ranges: readonly string[]): (address: string) => boolean {
+  let matcher: ((address: string) => boolean) | undefined;
+  return (address) => (matcher ??= addressMatcher(ranges))(address);
 }
 
 function known(caller: Caller, id: number | undefined, expiresAt: string | null, allowedIps: readonly string[] | null): KnownToken {
@@ -108,7 +126,7 @@ function known(caller: Caller, id: number | undefined, expiresAt: string | null,
     caller,
     id,
     expiresAt: expiresAt === null ? Infinity : Date.parse(expiresAt),
-    allows: allowedIps === null ? undefined : addressMatcher(allowedIps),
+    allows: allowedIps === null ? undefined : lazyMatcher(allowedIps),
     lastUsed: 0,
     unsaved: false,
   };
@@ -124,6 +142,8 @@ export class TokenIndex {
   private readonly managed = new DigestTable();
   private readonly byId = new Map<number, KnownToken>();
   private readonly digests = new Map<number, string>();
+  /** The SHA-256 under which `seen` holds a managed token, by id: a revocation takes it out. */
+  private readonly seenPrints = new Map<number, string>();
   private unsaved: KnownToken[] = [];
   /** Moves at every change of the tokens: connection memos older than it are not used. */
   private generation = 0;
@@ -133,7 +153,8 @@ export class TokenIndex {
     private readonly keyedDigest: (token: string) => string,
   ) {
     this.environment = environment;
-    this.forgetSeen();
+    // Managed tokens join once presented (identify).
+    for (const token of environment) this.seen.add(token.fingerprint, known(token.caller, undefined, null, null));
     this.environmentNames = new Set(environment.map((token) => token.caller.name));
   }
 
@@ -148,7 +169,10 @@ export class TokenIndex {
     const found = this.seen.find(print);
     if (found !== undefined || this.byId.size === 0) return found;
     const managed = this.managed.find(this.keyedDigest(token));
-    if (managed !== undefined && this.seen.size < SEEN_MAX) this.seen.add(print, managed);
+    if (managed !== undefined && this.seen.size < SEEN_MAX && !this.seenPrints.has(managed.id!)) {
+      this.seen.add(print, managed);
+      this.seenPrints.set(managed.id!, print);
+    }
     return managed;
   }
 
@@ -172,21 +196,9 @@ export class TokenIndex {
     }
   }
 
-  /** Replaces the managed tokens by those the database holds now; uses not yet saved are kept. */
-  replaceManaged(tokens: readonly ManagedToken[]): void {
-    const previous = new Map(this.byId);
-    this.managed.clear();
-    this.forgetSeen();
-    this.byId.clear();
-    this.digests.clear();
-    this.unsaved = [];
-    for (const token of tokens) {
-      const added = this.addManaged(token);
-      const before = previous.get(token.id);
-      if (before === undefined) continue;
-      added.lastUsed = before.lastUsed;
-      if (before.unsaved) this.used(added, before.lastUsed);
-    }
+  /** The keyed digest of every managed token, by id: what a sync compares with the database. */
+  managedDigests(): ReadonlyMap<number, string> {
+    return this.digests;
   }
 
   addManaged(token: ManagedToken): KnownToken {
@@ -200,22 +212,22 @@ export class TokenIndex {
     return entry;
   }
 
-  /** A revocation: the token is refused from now on. */
+  /** A revocation: the token is refused from now on. Only its own entries are taken out, so a
+   * revocation costs the same with ten tokens or a hundred thousand. */
   removeManaged(id: number): void {
-    if (!this.byId.delete(id)) return;
-    this.digests.delete(id);
-    // A table has no way back from a token to its digest: it is rebuilt from the survivors.
-    this.managed.clear();
-    this.forgetSeen();
-    for (const [tokenId, token] of this.byId) this.managed.add(this.digests.get(tokenId)!, token);
-    this.unsaved = this.unsaved.filter((token) => token.id !== id);
-  }
-
-  /** Only the environment tokens are known by their SHA-256 until managed ones are seen again. */
-  private forgetSeen(): void {
+    const token = this.byId.get(id);
+    if (token === undefined) return;
+    // A connection memo may hold this token.
     this.generation += 1;
-    this.seen.clear();
-    for (const token of this.environment) this.seen.add(token.fingerprint, known(token.caller, undefined, null, null));
+    this.byId.delete(id);
+    this.managed.remove(this.digests.get(id)!, token);
+    this.digests.delete(id);
+    const print = this.seenPrints.get(id);
+    if (print !== undefined) {
+      this.seen.remove(print, token);
+      this.seenPrints.delete(id);
+    }
+    if (token.unsaved) this.unsaved = this.unsaved.filter((unsaved) => unsaved !== token);
   }
 
   /** When this process last accepted the managed token `id` (ms), 0 if never. */

@@ -16,7 +16,7 @@
 import { MAX_ID, timestamp } from '../registry/field-types.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { CHANGE_ACTIONS } from '../store/change-log.js';
-import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX, HISTORY_OFFSET_MAX, SINCE_MAX } from '../pipeline/parse-change-query.js';
+import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX, HISTORY_OFFSET_MAX, SINCE_MAX, changeResources } from '../pipeline/parse-change-query.js';
 import { REQUEST_ID_PATTERN } from '../pipeline/request-id.js';
 import { changeTexts } from './change-texts.js';
 import { headerRef, json, parameterRef, plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
@@ -123,7 +123,7 @@ function filterParameters(context: DocumentContext): JsonObject[] {
   const c = changeTexts(context.language);
   return [
     { name: 'since', in: 'query', description: c.since, schema: { type: 'integer', minimum: 0, maximum: SINCE_MAX, default: 0 } },
-    { name: 'resource', in: 'query', description: c.resource, schema: { type: 'string', enum: context.registry.resources.map((resource) => resource.name) } },
+    { name: 'resource', in: 'query', description: c.resource, schema: { type: 'string', enum: changeResources(context.registry) } },
     { name: 'entry_id', in: 'query', description: c.entryId, schema: idSchema },
     { name: 'actor', in: 'query', description: c.actor, schema: { type: 'string', minLength: 1, maxLength: 64 } },
     { name: 'action', in: 'query', description: c.action, schema: { type: 'string', enum: [...CHANGE_ACTIONS] } },

@@ -6,7 +6,8 @@ const en = {
   changesTag:
     'The change log: one record per committed create, update, delete and restore, single or bulk, written in the transaction of the change. ' +
     'Read it as a list (`/changes`), as a live stream of Server-Sent Events (`/changes/stream`), or one entry at a time (`…/{id}/history` ' +
-    'under each resource). Needs a `read` token once tokens exist. Records never carry key material.',
+    'under each resource). The creations and revocations of managed API tokens are recorded too, as resource `tokens` (name, scope, ' +
+    'expiry and allowed networks, never the token nor its digest). Needs a `read` token once tokens exist. Records never carry key material.',
   list: 'List the changes after a point',
   listDescription:
     'The records with an id greater than `since`, oldest first, at most `limit`, narrowed by the filters. `next` is the `since` of the ' +
@@ -32,7 +33,7 @@ const en = {
   historyListed: 'A page of the entry’s records, newest first.',
   since: 'Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept.',
   lastEventId: 'Sent by a reconnecting EventSource: the id of the last event received. Resumes after it, and wins over `since`.',
-  resource: 'Only the records of this resource.',
+  resource: 'Only the records of this resource; `tokens`: the creations and revocations of managed API tokens.',
   entryId: 'Only the records of the entry with this id (with `resource`, one entry).',
   actor: 'Only the records of changes made by this actor (a token’s name, or `anonymous`).',
   action: 'Only the records of this action.',
@@ -42,13 +43,13 @@ const en = {
   id: 'The record’s id: ids grow in commit order, and one is never reused.',
   at: 'When the change was committed (ISO 8601, UTC).',
   actionField: 'create, update, delete (soft or hard) or restore.',
-  resourceField: 'The resource of the entry (its name at the time of the change).',
+  resourceField: 'The resource of the entry (its name at the time of the change); `tokens` for a managed API token.',
   entryIdField: 'The id of the entry that changed.',
   actorField: 'Who made the change: the name of the token, or `anonymous`.',
   requestId: 'The id of the request that made the change, as its `X-Request-Id` answer header and its log lines show it.',
   before: 'The entry as GET showed it before the change (write-only fields left out); null for a create.',
   after: 'The entry as GET shows it after the change (write-only fields left out); null for a hard delete. A soft delete shows `is_deleted` 1.',
-  snapshot: 'The entry as its resource’s GET shows it (write-only fields left out).',
+  snapshot: 'The entry as its resource’s GET shows it (write-only fields left out); a token as GET /{lang}/api/tokens/{id} shows it.',
   secretsChanged: 'The write-only fields the change set (their values never appear anywhere).',
   next: 'The `since` of the following page: the id of this page’s last record, or the `since` asked for when the page is empty.',
   total: 'Records of this entry, over all pages.',
@@ -60,8 +61,9 @@ const fr: ChangeTexts = {
   changesTag:
     'Le journal des modifications : un enregistrement par création, modification, suppression et restauration validée, unitaire ou en lot, ' +
     'écrit dans la transaction de la modification. Il se lit en liste (`/changes`), en flux continu de Server-Sent Events (`/changes/stream`) ' +
-    'ou entrée par entrée (`…/{id}/history` sous chaque ressource). Demande un jeton `read` dès que des jetons existent. Les enregistrements ' +
-    'ne portent jamais de matériel de clé.',
+    'ou entrée par entrée (`…/{id}/history` sous chaque ressource). Les créations et révocations des jetons d’API gérés y sont aussi, ' +
+    'en ressource `tokens` (nom, portée, expiration et réseaux permis, jamais le jeton ni son condensat). Demande un jeton `read` dès que ' +
+    'des jetons existent. Les enregistrements ne portent jamais de matériel de clé.',
   list: 'Lister les modifications après un point',
   listDescription:
     'Les enregistrements d’id supérieur à `since`, les plus anciens d’abord, `limit` au plus, restreints par les filtres. `next` est le ' +
@@ -89,7 +91,7 @@ const fr: ChangeTexts = {
   historyListed: 'Une page des enregistrements de l’entrée, les plus récents d’abord.',
   since: 'Seulement les enregistrements d’id supérieur à celui-ci (le `next` de la page précédente, ou le dernier id vu). 0 : depuis le plus ancien conservé.',
   lastEventId: 'Envoyé par un EventSource qui se reconnecte : l’id du dernier événement reçu. Reprend après lui, et l’emporte sur `since`.',
-  resource: 'Seulement les enregistrements de cette ressource.',
+  resource: 'Seulement les enregistrements de cette ressource ; `tokens` : les créations et révocations des jetons d’API gérés.',
   entryId: 'Seulement les enregistrements de l’entrée de cet id (avec `resource`, une seule entrée).',
   actor: 'Seulement les enregistrements des modifications faites par cet auteur (le nom d’un jeton, ou `anonymous`).',
   action: 'Seulement les enregistrements de cette action.',
@@ -99,7 +101,7 @@ const fr: ChangeTexts = {
   id: 'L’id de l’enregistrement : les id croissent dans l’ordre de validation, et aucun n’est réutilisé.',
   at: 'Quand la modification a été validée (ISO 8601, UTC).',
   actionField: 'create, update, delete (logique ou définitive) ou restore.',
-  resourceField: 'La ressource de l’entrée (son nom au moment de la modification).',
+  resourceField: 'La ressource de l’entrée (son nom au moment de la modification) ; `tokens` pour un jeton d’API géré.',
   entryIdField: 'L’id de l’entrée modifiée.',
   actorField: 'L’auteur de la modification : le nom du jeton, ou `anonymous`.',
   requestId: 'L’id de la requête qui a fait la modification, tel que le montrent l’en-tête de réponse `X-Request-Id` et ses lignes de journal.',
@@ -107,7 +109,7 @@ const fr: ChangeTexts = {
   after:
     'L’entrée telle que GET la montre après la modification (sans les champs en écriture seule) ; null pour une suppression définitive. ' +
     'Une suppression logique montre `is_deleted` à 1.',
-  snapshot: 'L’entrée telle que le GET de sa ressource la montre (sans les champs en écriture seule).',
+  snapshot: 'L’entrée telle que le GET de sa ressource la montre (sans les champs en écriture seule) ; un jeton tel que GET /{lang}/api/tokens/{id} le montre.',
   secretsChanged: 'Les champs en écriture seule que la modification a définis (leurs valeurs n’apparaissent nulle part).',
   next: 'Le `since` de la page suivante : l’id du dernier enregistrement de cette page, ou le `since` demandé quand la page est vide.',
   total: 'Enregistrements de cette entrée, sur toutes les pages.',

@@ -7,6 +7,7 @@ import { RESERVED_NAMES } from '../auth/caller.js';
 import { fieldProblem, validationFailed } from '../errors/api-error.js';
 import { newTokenSecret, type TokenDigester } from '../secrets/token-secrets.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
+import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import { UniqueConflict } from '../store/unique-rules.js';
 import type { TokenStore } from '../store/token-store.js';
@@ -20,7 +21,7 @@ export interface IssuedToken {
   readonly digest: string;
 }
 
-export async function issueToken(store: TokenStore, digester: TokenDigester, body: unknown, environmentNames: ReadonlySet<string>): Promise<IssuedToken> {
+export async function issueToken(store: TokenStore, digester: TokenDigester, body: unknown, environmentNames: ReadonlySet<string>, author: Author): Promise<IssuedToken> {
   const { values } = validateBody(API_TOKENS, body, 'create');
   const expiresAt = values.expires_at as string | null;
   if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) throw validationFailed([fieldProblem('expires_at', 'field.expiryPast')]);
@@ -30,7 +31,7 @@ export async function issueToken(store: TokenStore, digester: TokenDigester, bod
   const token = newTokenSecret();
   const digest = digester.digest(token);
   try {
-    const entry = await store.issue(values, digest, digester.keyCheck, new Date().toISOString());
+    const entry = await store.issue(values, digest, digester.keyCheck, new Date().toISOString(), author);
     return { entry, token, digest };
   } catch (error) {
     throw error instanceof UniqueConflict ? error.problem() : error;

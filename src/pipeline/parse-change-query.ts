@@ -3,6 +3,7 @@
 // invalid parameter is a 400, never ignored.
 import { apiError } from '../errors/api-error.js';
 import type { Registry } from '../registry/registry.js';
+import { API_TOKENS } from '../store/api-token-definition.js';
 import { CHANGE_ACTIONS, type ChangeAction, type ChangeFilter } from '../store/change-log.js';
 import { integerParameter, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId } from './request-target.js';
@@ -19,12 +20,18 @@ export interface ChangeQuery {
   readonly limit: number;
 }
 
+/** The resources whose changes are recorded: the registry's, and the managed tokens. */
+export function changeResources(registry: Registry): string[] {
+  return [...registry.resources.map((resource) => resource.name), API_TOKENS.name];
+}
+
 function parseFilter(registry: Registry, query: Record<string, unknown>): ChangeFilter {
   const filter: { resource?: string; entryId?: number; actor?: string; action?: ChangeAction } = {};
   if (query.resource !== undefined) {
     const name = single('resource', query.resource);
-    // Named by the registry: a resource removed since keeps its records, under its name.
-    if (registry.find(name) === undefined) throw apiError('BAD_QUERY', 'query.oneOf', { parameter: 'resource', values: registry.resources.map((r) => r.name).join(', ') });
+    // Named by the registry, or the managed tokens (their creations and revocations): a
+    // resource removed since keeps its records, under its name.
+    if (!changeResources(registry).includes(name)) throw apiError('BAD_QUERY', 'query.oneOf', { parameter: 'resource', values: changeResources(registry).join(', ') });
     filter.resource = name;
   }
   if (query.entry_id !== undefined) {

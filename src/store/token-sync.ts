@@ -1,7 +1,9 @@
 // Keeps a process's token index (src/auth/token-index.ts) in step with the database. A change
 // made here is applied to the index at once (a revocation holds from its commit on); changes
-// made by other instances are learnt by polling the generation every second and reading
-// every token again when it moved. Last-use times go the other way, in batches.
+// made by other instances are learnt by polling the generation every second and, when it moved,
+// comparing the stored ids and digests with the index's: only the tokens created meanwhile are
+// read in full, and only the revoked ones are taken out. Last-use times go the other way, in
+// batches.
 import type { TokenIndex } from '../auth/token-index.js';
 import type { TokenScope } from '../auth/caller.js';
 import type { Entry } from './entry-rows.js';
@@ -18,17 +20,27 @@ export class TokenSync {
     readonly index: TokenIndex,
   ) {}
 
-  /** Reads every token again if another instance changed them; resolves to whether it did. */
+  /** Applies what other instances changed, if the generation moved; resolves to whether it did. */
   async refresh(): Promise<boolean> {
     const changesBefore = this.localChanges;
     // The generation first: a change committed after it was read moves it again, and is
     // then read at the next refresh.
     const generation = await this.store.generation();
     if (generation === this.generation) return false;
-    const tokens = await this.store.all();
+    const firstLoad = this.generation === undefined;
+    const stored = firstLoad ? undefined : await this.store.digests();
+    const known = this.index.managedDigests();
+    const present = new Set<number>();
+    const missing: number[] = [];
+    for (const { id, digest } of stored ?? []) {
+      present.add(id);
+      if (known.get(id) !== digest) missing.push(id);
+    }
+    const added = firstLoad ? await this.store.tokens(undefined) : missing.length === 0 ? [] : await this.store.tokens(missing);
     // A creation or revocation of this process landed meanwhile: these rows may predate it.
     if (this.localChanges !== changesBefore) return false;
-    this.index.replaceManaged(tokens);
+    if (!firstLoad) for (const id of [...known.keys()]) if (!present.has(id)) this.index.removeManaged(id);
+    for (const token of added) this.index.addManaged(token);
     this.generation = generation;
     return true;
   }

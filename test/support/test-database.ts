@@ -59,8 +59,8 @@ async function mariadbQuery<T>(url: string, work: (connection: mysql.Connection)
   }
 }
 
-/** The tables of every resource the registry describes, the link tables of their sets, and
- * those of the API tokens. */
+/** The tables of every resource the registry describes, the link tables of their sets, those
+ * of the API tokens, and the change log. */
 const TABLES = [
   ...DEFAULT_REGISTRY.resources.flatMap((resource) => [
     resource.table,
@@ -68,6 +68,7 @@ const TABLES = [
   ]),
   'api_tokens',
   'api_token_state',
+  'change_log',
 ];
 
 /** Every table's rows, as one text. One query at a time: a pg client queues concurrent

@@ -1,7 +1,8 @@
 // The token endpoints (contract section 14), for admin tokens only (`config.admin`, which the
 // authorization hook reads): POST creates a token and shows its secret once, GET lists and
 // reads tokens without it, DELETE revokes one, at once in this process and within about a
-// second in every other instance on the database (src/store/token-sync.ts).
+// second in every other instance on the database (src/store/token-sync.ts). Creations and
+// revocations are in the change log (resource `tokens`), under the admin token's name.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
 import { asApiError } from '../../pipeline/handle-request.js';
@@ -29,8 +30,10 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
       return { status: 200, body: JSON.stringify({ items: shown, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next }) };
     }
     refuseQuery(query);
+    // Set by the authorization hook on every request that reaches a route.
+    const author = { actor: request.caller!.name, requestId: request.id };
     if (target.endpoint === 'tokens') {
-      const { entry, token, digest } = await issueToken(store, app.tokenDigester, request.body, app.tokenIndex.environmentNames);
+      const { entry, token, digest } = await issueToken(store, app.tokenDigester, request.body, app.tokenIndex.environmentNames, author);
       sync.issued(entry, digest);
       return {
         status: 201,
@@ -41,7 +44,7 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     }
     const id = target.id!;
     if (request.method === 'DELETE') {
-      if (!(await store.revoke(id))) throw notFound(id);
+      if (!(await store.revoke(id, author))) throw notFound(id);
       sync.revoked(id);
       return { status: 200, body: JSON.stringify({ id, deleted: true, mode: 'hard' }) };
     }
