@@ -127,6 +127,8 @@ export class TokenIndex {
   private unsaved: KnownToken[] = [];
   /** Moves at every change of the tokens: connection memos older than it are not used. */
   private generation = 0;
+  /** Told after managed tokens were removed or replaced (open change streams look again). */
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     environment: readonly EnvironmentToken[],
@@ -163,6 +165,24 @@ export class TokenIndex {
     return token;
   }
 
+  /** Whether `token`, accepted earlier, would still be accepted at `now`: not revoked (here,
+   * or by another instance, once the token list is read again) and not expired. */
+  stillValid(token: KnownToken, now: number): boolean {
+    if (token.id === undefined) return now < token.expiresAt;
+    const current = this.byId.get(token.id);
+    return current !== undefined && now < current.expiresAt;
+  }
+
+  /** Calls `listener` after every removal or reload of the managed tokens; returns its removal. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
+  }
+
   /** Notes that a request was accepted with the token. */
   used(token: KnownToken, now: number): void {
     token.lastUsed = now;
@@ -187,6 +207,7 @@ export class TokenIndex {
       added.lastUsed = before.lastUsed;
       if (before.unsaved) this.used(added, before.lastUsed);
     }
+    this.changed();
   }
 
   addManaged(token: ManagedToken): KnownToken {
@@ -209,6 +230,7 @@ export class TokenIndex {
     this.forgetSeen();
     for (const [tokenId, token] of this.byId) this.managed.add(this.digests.get(tokenId)!, token);
     this.unsaved = this.unsaved.filter((token) => token.id !== id);
+    this.changed();
   }
 
   /** Only the environment tokens are known by their SHA-256 until managed ones are seen again. */
