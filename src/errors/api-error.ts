@@ -20,6 +20,8 @@ export const STATUS_OF = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   RATE_LIMITED: 429,
+  // Change streams: the token or the client address already holds as many as it may.
+  TOO_MANY_STREAMS: 429,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
   // The database refuses writes: READ_ONLY=true, or a read-only file, standby or grant.
