@@ -106,9 +106,13 @@ class StreamClient implements FeedSubscriber, BufferedStream {
   async catchUp(log: ChangeLog, first: readonly FeedRecord[]): Promise<void> {
     let page = first;
     for (;;) {
-      if (!this.send(page) && !(await drained(this.raw))) return;
+      const full = page.length === PAGE;
+      const flowing = this.send(page);
+      // Its text is in the socket's queue now: the records are not kept while it drains.
+      page = [];
+      if (!flowing && !(await drained(this.raw))) return;
       if (this.ending) return;
-      if (page.length < PAGE) break;
+      if (!full) break;
       page = (await log.after(this.lastId, this.filter, PAGE)).map(eventOf);
     }
     this.live = true;
