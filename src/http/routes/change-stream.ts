@@ -84,15 +84,17 @@ class StreamClient implements FeedSubscriber, BufferedStream {
     this.raw.destroy();
   }
 
-  /** Ends the answer cleanly; a client that does not take the end is dropped soon after. */
-  end(): void {
-    if (this.ending || this.raw.destroyed) return;
+  /** Ends the answer cleanly; a client that does not take the end is dropped soon after.
+   * False if it was ending already. */
+  end(): boolean {
+    if (this.ending || this.raw.destroyed) return false;
     this.ending = true;
     this.dropWaiting();
     this.raw.end();
     const drop = setTimeout(() => this.raw.destroy(), END_GRACE_MS);
     drop.unref();
     this.raw.once('close', () => clearTimeout(drop));
+    return true;
   }
 
   /** A comment that keeps proxies from closing a quiet stream. */
@@ -195,8 +197,7 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
   const endInvalid = (): void => {
     const now = Date.now();
     for (const client of open) {
-      if (client.token === undefined || tokenIndex.stillValid(client.token, now)) continue;
-      client.end();
+      if (client.token === undefined || tokenIndex.stillValid(client.token, now) || !client.end()) continue;
       tokenEnded += 1;
       reportLater();
     }
