@@ -1177,7 +1177,7 @@ export interface paths {
         };
         /**
          * Follow the changes as they are committed (Server-Sent Events)
-         * @description A `text/event-stream` that never ends by itself: first the records after `since` (or after `Last-Event-ID`, which wins: an `EventSource` sends it when it reconnects), then each record as it is committed, on this instance or another one sharing the database (within a second). Each record is one event: `id: <record id>`, `event: change`, `data: <the record as JSON, one line>`, then a blank line. Comment lines (starting with `:`) keep the connection alive (every 15 s by default). The filters are those of GET /{lang}/api/changes; there is no `limit`. A client too slow to read is disconnected and resumes from the last id it received. Errors before the stream starts are answered as everywhere else; HEAD is not served here (405).
+         * @description A `text/event-stream` that never ends by itself: first the records after `since` (or after `Last-Event-ID`, which wins: an `EventSource` sends it when it reconnects), then each record as it is committed, on this instance or another one sharing the database (within a second). Each record is one event: `id: <record id>`, `event: change`, `data: <the record as JSON, one line>`, then a blank line. Comment lines (starting with `:`) keep the connection alive (every 15 s by default). The filters are those of GET /{lang}/api/changes; there is no `limit`. A client too slow to read is disconnected and resumes from the last id it received. The stream ends when its token is revoked or expires. A token and a client address may each hold a limited number of streams (429 TOO_MANY_STREAMS), and streams may use at most half of the instance’s connections (503). Errors before the stream starts are answered as everywhere else; HEAD is not served here (405).
          */
         get: operations["streamChanges"];
         put?: never;
@@ -3707,7 +3707,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "MALFORMED_JSON" | "BAD_QUERY" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
+            code: "MALFORMED_JSON" | "BAD_QUERY" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "TOO_MANY_STREAMS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
             detail: string;
             error: string;
             /** @description With VALIDATION_FAILED and CONFLICT: one line per faulty field (`field` is "" for the body as a whole). */
@@ -4085,6 +4085,21 @@ export interface components {
                 };
             };
         };
+        /** @description The token or the client address already holds as many change streams as this instance allows (TOO_MANY_STREAMS), or too many requests for this token (RATE_LIMITED): close a stream, or try again after Retry-After. */
+        StreamLimited: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "TOO_MANY_STREAMS" | "RATE_LIMITED";
+                };
+            };
+        };
         /** @description An unexpected error (INTERNAL_ERROR); the body shows no internals. */
         InternalError: {
             headers: {
@@ -4109,7 +4124,7 @@ export interface components {
                 };
             };
         };
-        /** @description The database cannot be reached, or the service is stopping or has too many open connections (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
+        /** @description The database cannot be reached, or the service is stopping or has too many open connections or change streams (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterBusy"];
@@ -4218,7 +4233,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The database cannot be reached, or the service is stopping or has too many open connections (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
+        /** @description The database cannot be reached, or the service is stopping or has too many open connections or change streams (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
         UnavailableWithoutBody: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterBusy"];
@@ -9908,7 +9923,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["StreamLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -9932,7 +9947,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["StreamLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

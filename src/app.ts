@@ -119,7 +119,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   app.decorateRequest('target', null);
   await app.register(configApiRoutes);
-  await app.register(changeRoutes, { keepAliveMs: config.changesKeepAliveMs });
+  await app.register(changeRoutes, {
+    keepAliveMs: config.changesKeepAliveMs,
+    perToken: config.changeStreamsPerToken,
+    perAddress: config.changeStreamsPerAddress,
+    maxConnections: config.maxConnections,
+    bufferBytes: config.changeStreamBufferBytes,
+  });
   await app.register(tokenRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);

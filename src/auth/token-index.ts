@@ -147,6 +147,8 @@ export class TokenIndex {
   private unsaved: KnownToken[] = [];
   /** Moves at every change of the tokens: connection memos older than it are not used. */
   private generation = 0;
+  /** Told after a managed token was removed (open change streams look again). */
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     environment: readonly EnvironmentToken[],
@@ -185,6 +187,24 @@ export class TokenIndex {
     const token = presented === undefined ? undefined : this.identify(presented);
     if (connection !== null && connection !== undefined) connection[MEMO] = { header, token, generation: this.generation };
     return token;
+  }
+
+  /** Whether `token`, accepted earlier, would still be accepted at `now`: not revoked (here,
+   * or by another instance, once the token list is read again) and not expired. */
+  stillValid(token: KnownToken, now: number): boolean {
+    if (token.id === undefined) return now < token.expiresAt;
+    const current = this.byId.get(token.id);
+    return current !== undefined && now < current.expiresAt;
+  }
+
+  /** Calls `listener` after every removal of a managed token; returns its removal. */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.changeListeners) listener();
   }
 
   /** Notes that a request was accepted with the token. */
@@ -228,6 +248,7 @@ export class TokenIndex {
       this.seenPrints.delete(id);
     }
     if (token.unsaved) this.unsaved = this.unsaved.filter((unsaved) => unsaved !== token);
+    this.changed();
   }
 
   /** When this process last accepted the managed token `id` (ms), 0 if never. */

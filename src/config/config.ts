@@ -55,6 +55,15 @@ export interface Config {
   changesKeepAliveMs: number;
   /** How often the change feed looks for changes committed through other instances. */
   changesPollMs: number;
+  // Change stream limits (finding "Hardening": streams outliving tokens, taking every
+  // connection, buffering without bound).
+  /** Change streams one token may hold open on this process; 0: no limit per token. */
+  changeStreamsPerToken: number;
+  /** Change streams one client address may hold open on this process; 0: no limit per address. */
+  changeStreamsPerAddress: number;
+  /** Bytes all the change streams of this process may hold unsent together; past it the
+   * streams furthest behind are cut (they resume from the log). */
+  changeStreamBufferBytes: number;
 }
 
 export { ConfigError };
@@ -155,5 +164,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changelogPruneIntervalMs: integerSetting(env, 'CHANGELOG_PRUNE_INTERVAL_MS', 3_600_000, 100, 86_400_000),
     changesKeepAliveMs: integerSetting(env, 'CHANGES_KEEPALIVE_MS', 15_000, 100, 3_600_000),
     changesPollMs: integerSetting(env, 'CHANGES_POLL_MS', 100, 10, 60_000),
+    // Change stream limits.
+    changeStreamsPerToken: integerSetting(env, 'CHANGE_STREAMS_PER_TOKEN', 16, 0, 1_000_000),
+    changeStreamsPerAddress: integerSetting(env, 'CHANGE_STREAMS_PER_ADDRESS', 32, 0, 1_000_000),
+    changeStreamBufferBytes: integerSetting(env, 'CHANGE_STREAM_BUFFER_BYTES', 32 * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
   };
 }

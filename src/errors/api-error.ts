@@ -24,6 +24,8 @@ export const STATUS_OF = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   VALIDATION_FAILED: 422,
   RATE_LIMITED: 429,
+  // Change streams: the token or the client address already holds as many as it may.
+  TOO_MANY_STREAMS: 429,
   // The request line and headers are over Node's limit (16 KiB).
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,

@@ -149,6 +149,18 @@ const catalog = {
     fr: 'La ligne de requête et les en-têtes sont trop longs.',
   },
   'method.unknown': { en: 'This method is not served on any path.', fr: 'Cette méthode n’est servie sur aucun chemin.' },
+  'streams.perToken': {
+    en: 'This token already has {limit} change streams open here; close one, or try again in {seconds} s.',
+    fr: 'Ce jeton a déjà {limit} flux de changements ouverts ici ; fermez-en un, ou réessayez dans {seconds} s.',
+  },
+  'streams.perAddress': {
+    en: 'This address already has {limit} change streams open here; close one, or try again in {seconds} s.',
+    fr: 'Cette adresse a déjà {limit} flux de changements ouverts ici ; fermez-en un, ou réessayez dans {seconds} s.',
+  },
+  'streams.full': {
+    en: 'The service has as many change streams open as it allows; try again in {seconds} s.',
+    fr: 'Le service a autant de flux de changements ouverts qu’il en permet ; réessayez dans {seconds} s.',
+  },
   'server.internal': { en: 'An internal error occurred.', fr: 'Une erreur interne s’est produite.' },
   'metrics.unavailable': {
     en: 'The workers’ metrics could not be gathered; try again shortly.',

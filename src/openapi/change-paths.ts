@@ -198,7 +198,8 @@ export function changePaths(context: DocumentContext): [string, JsonObject][] {
               headers: { 'Cache-Control': headerRef('NoStore') },
               content: { 'text/event-stream': { schema: { type: 'string', pattern: EVENT_STREAM_PATTERN, description: c.streamBody }, example: events } },
             },
-            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
+            // Its 429 also says when a token or an address holds too many streams.
+            ...errors(...ALWAYS, ...ACCESS.filter((name) => name !== 'RateLimited'), 'StreamLimited', 'BadQuery'),
           },
         },
       },

@@ -22,6 +22,8 @@ const en = {
     'database (within a second). Each record is one event: `id: <record id>`, `event: change`, `data: <the record as JSON, one line>`, ' +
     'then a blank line. Comment lines (starting with `:`) keep the connection alive (every 15 s by default). The filters are those of ' +
     'GET /{lang}/api/changes; there is no `limit`. A client too slow to read is disconnected and resumes from the last id it received. ' +
+    'The stream ends when its token is revoked or expires. A token and a client address may each hold a limited number of streams ' +
+    '(429 TOO_MANY_STREAMS), and streams may use at most half of the instance’s connections (503). ' +
     'Errors before the stream starts are answered as everywhere else; HEAD is not served here (405).',
   streamed: 'The stream of events; it stays open.',
   streamBody: 'Server-Sent Events: comment lines, and one `change` event per record, its `data` being a ChangeRecord as JSON.',
@@ -79,6 +81,8 @@ const fr: ChangeTexts = {
     'l’enregistrement>`, `event: change`, `data: <l’enregistrement en JSON, sur une ligne>`, puis une ligne vide. Des lignes de ' +
     'commentaire (commençant par `:`) gardent la connexion ouverte (toutes les 15 s par défaut). Les filtres sont ceux de ' +
     'GET /{lang}/api/changes ; il n’y a pas de `limit`. Un client trop lent à lire est déconnecté et reprend après le dernier id reçu. ' +
+    'Le flux se termine quand son jeton est révoqué ou expire. Un jeton et une adresse cliente ne peuvent tenir chacun qu’un nombre ' +
+    'limité de flux (429 TOO_MANY_STREAMS), et les flux n’utilisent au plus que la moitié des connexions de l’instance (503). ' +
     'Les erreurs avant le début du flux sont répondues comme partout ; HEAD n’est pas servi ici (405).',
   streamed: 'Le flux d’événements ; il reste ouvert.',
   streamBody: 'Server-Sent Events : des lignes de commentaire, et un événement `change` par enregistrement, dont `data` est un ChangeRecord en JSON.',

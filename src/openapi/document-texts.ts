@@ -104,9 +104,11 @@ const en = {
   unsupportedMediaType: 'The body is not sent as application/json (UNSUPPORTED_MEDIA_TYPE).',
   validationFailed: 'The body breaks a field rule (VALIDATION_FAILED); `errors` lists every faulty field.',
   rateLimited: 'Too many requests for this token (RATE_LIMITED).',
+  streamLimited:
+    'The token or the client address already holds as many change streams as this instance allows (TOO_MANY_STREAMS), or too many requests for this token (RATE_LIMITED): close a stream, or try again after Retry-After.',
   internalError: 'An unexpected error (INTERNAL_ERROR); the body shows no internals.',
   unavailable:
-    'The database cannot be reached, or the service is stopping or has too many open connections (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true.',
+    'The database cannot be reached, or the service is stopping or has too many open connections or change streams (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true.',
   insufficientStorage: 'The database’s disk is full (INSUFFICIENT_STORAGE); nothing was written. Try again once space is freed.',
   problem: 'RFC 9457 problem details. `error` repeats `detail` for clients of the older API. A request the HTTP parser cannot read, on any path, is answered with one too: 400 BAD_REQUEST, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, or 501 NOT_IMPLEMENTED for an unknown method.',
   problemFault: 'With a 503 of /readyz for a storage fault: the code writes get while it lasts.',
@@ -255,9 +257,11 @@ const fr: DocumentTexts = {
   unsupportedMediaType: 'Le corps n’est pas envoyé en application/json (UNSUPPORTED_MEDIA_TYPE).',
   validationFailed: 'Le corps enfreint une règle de champ (VALIDATION_FAILED) ; `errors` liste chaque champ fautif.',
   rateLimited: 'Trop de requêtes pour ce jeton (RATE_LIMITED).',
+  streamLimited:
+    'Le jeton ou l’adresse du client tient déjà autant de flux de changements que cette instance le permet (TOO_MANY_STREAMS), ou trop de requêtes pour ce jeton (RATE_LIMITED) : fermez un flux, ou réessayez après Retry-After.',
   internalError: 'Une erreur inattendue (INTERNAL_ERROR) ; le corps ne montre rien des rouages internes.',
   unavailable:
-    'La base de données est injoignable, ou le service s’arrête ou a trop de connexions ouvertes (UNAVAILABLE, alors avec Retry-After) : réessayez. Ou la base refuse les écritures (READ_ONLY) : une base en lecture seule, ou une instance lancée avec READ_ONLY=true.',
+    'La base de données est injoignable, ou le service s’arrête ou a trop de connexions ou de flux de changements ouverts (UNAVAILABLE, alors avec Retry-After) : réessayez. Ou la base refuse les écritures (READ_ONLY) : une base en lecture seule, ou une instance lancée avec READ_ONLY=true.',
   insufficientStorage: 'Le disque de la base de données est plein (INSUFFICIENT_STORAGE) ; rien n’a été écrit. Réessayez une fois de la place libérée.',
   problem: 'Détails du problème selon la RFC 9457. `error` répète `detail` pour les clients de l’ancienne API. Une requête que l’analyseur HTTP ne peut pas lire, sur tout chemin, reçoit aussi ce corps : 400 BAD_REQUEST, 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE, ou 501 NOT_IMPLEMENTED pour une méthode inconnue.',
   problemFault: 'Avec un 503 de /readyz pour une panne de stockage : le code que reçoivent les écritures tant qu’elle dure.',

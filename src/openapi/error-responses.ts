@@ -23,6 +23,8 @@ const ERROR_RESPONSES = {
   UnsupportedMediaType: { codes: ['UNSUPPORTED_MEDIA_TYPE'], text: 'unsupportedMediaType' },
   ValidationFailed: { codes: ['VALIDATION_FAILED'], text: 'validationFailed' },
   RateLimited: { codes: ['RATE_LIMITED'], text: 'rateLimited' },
+  // The change stream's 429: the request budget, or the streams a token or address may hold.
+  StreamLimited: { codes: ['TOO_MANY_STREAMS', 'RATE_LIMITED'], text: 'streamLimited' },
   InternalError: { codes: ['INTERNAL_ERROR'], text: 'internalError' },
   Unavailable: { codes: ['UNAVAILABLE', 'READ_ONLY'], text: 'unavailable' },
   InsufficientStorage: { codes: ['INSUFFICIENT_STORAGE'], text: 'insufficientStorage' },
@@ -59,6 +61,7 @@ const ERROR_HEADERS: Partial<Record<ErrorName, JsonObject>> = {
   MethodNotAllowed: { Allow: headerRef('Allow') },
   Unauthorized: { 'WWW-Authenticate': headerRef('WWWAuthenticate') },
   RateLimited: { 'Retry-After': headerRef('RetryAfter') },
+  StreamLimited: { 'Retry-After': headerRef('RetryAfter') },
   Unavailable: { 'Retry-After': headerRef('RetryAfterBusy') },
 };
 

@@ -34,6 +34,11 @@ const EXAMPLES = {
   UnsupportedMediaType: () => new ApiError('UNSUPPORTED_MEDIA_TYPE', message('body.mediaType')),
   ValidationFailed: () => validationFailed([{ field: 'color', message: message('field.hexColor') }, fieldProblem('name', 'field.required')]),
   RateLimited: () => new ApiError('RATE_LIMITED', message('rate.limited', { seconds: 12 })),
+  StreamLimited: () => ({
+    streamsPerToken: new ApiError('TOO_MANY_STREAMS', message('streams.perToken', { limit: 16, seconds: 5 })),
+    streamsPerAddress: new ApiError('TOO_MANY_STREAMS', message('streams.perAddress', { limit: 32, seconds: 5 })),
+    rateLimited: new ApiError('RATE_LIMITED', message('rate.limited', { seconds: 12 })),
+  }),
   InternalError: () => new ApiError('INTERNAL_ERROR', message('server.internal')),
   Unavailable: () => new ApiError('UNAVAILABLE', message('database.unavailable')),
   InsufficientStorage: () => new ApiError('INSUFFICIENT_STORAGE', message('database.full')),

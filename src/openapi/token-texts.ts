@@ -33,6 +33,9 @@ const en = {
     readOnly: 'A read token that writes',
     adminOnly: 'A token that is not admin, on the token endpoints',
     address: 'A token used from outside its allowed_ips',
+    streamsPerToken: 'A token that already holds CHANGE_STREAMS_PER_TOKEN streams',
+    streamsPerAddress: 'An address that already holds CHANGE_STREAMS_PER_ADDRESS streams',
+    rateLimited: 'Over RATE_LIMIT_PER_MINUTE',
   },
 };
 
@@ -69,6 +72,9 @@ const fr: TokenTexts = {
     readOnly: 'Un jeton read qui écrit',
     adminOnly: 'Un jeton non admin, sur les jetons',
     address: 'Un jeton utilisé hors de ses allowed_ips',
+    streamsPerToken: 'Un jeton qui tient déjà CHANGE_STREAMS_PER_TOKEN flux',
+    streamsPerAddress: 'Une adresse qui tient déjà CHANGE_STREAMS_PER_ADDRESS flux',
+    rateLimited: 'Au-delà de RATE_LIMIT_PER_MINUTE',
   },
 };
 

@@ -8,10 +8,10 @@ import { asApiError } from '../../pipeline/handle-request.js';
 import { parseChangeQuery, parseHistoryQuery } from '../../pipeline/parse-change-query.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
 import type { Outcome } from '../../pipeline/respond.js';
-import changeStreamRoute from './change-stream.js';
+import changeStreamRoute, { type ChangeStreamSettings } from './change-stream.js';
 import { endpointRoute } from './endpoint-route.js';
 
-export default async function changeRoutes(app: FastifyInstance, options: { keepAliveMs: number }): Promise<void> {
+export default async function changeRoutes(app: FastifyInstance, options: ChangeStreamSettings): Promise<void> {
   const { store, registry } = app;
   const log = store.changeLog;
 
@@ -43,5 +43,5 @@ export default async function changeRoutes(app: FastifyInstance, options: { keep
   };
   endpointRoute(app, registry, '/:lang/api/changes', 'changes', handle);
   endpointRoute(app, registry, '/:lang/api/config/:resource/:id/history', 'history', handle);
-  await changeStreamRoute(app, options.keepAliveMs);
+  await changeStreamRoute(app, options);
 }
