@@ -7,7 +7,7 @@ import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
-import { parseListQuery, parseListQueryOf, refuseUnknownParameters } from './parse-list-query.js';
+import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -45,11 +45,6 @@ export interface HttpInput {
   readonly caller: Caller;
   /** The request's id, as its log line and its `x-request-id` header say. */
   readonly requestId: string;
-}
-
-function single(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
-  return value;
 }
 
 /** Writes take `dry_run` and the parameters named, nothing else: a mistake is said, not ignored. */
