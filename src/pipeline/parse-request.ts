@@ -79,6 +79,13 @@ function bulkIds(query: Record<string, unknown>): number[] {
   return ids as number[];
 }
 
+/** No body, or `{}`: many clients send an empty JSON object with every POST. Anything else
+ * would be a mistake (a body meant for another request), said rather than ignored. */
+function isNoBody(body: unknown): boolean {
+  if (body === undefined) return true;
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+}
+
 export function parseRequest(target: RequestTarget, input: HttpInput): ApiRequest {
   const resource = target.resource!;
   const { method, query, body } = input;
@@ -107,7 +114,7 @@ export function parseRequest(target: RequestTarget, input: HttpInput): ApiReques
   const ifMatch = input.ifMatch;
   if (target.endpoint === 'restore') {
     const { dryRun } = writeQuery(query);
-    if (body !== undefined) throw validationFailed([fieldProblem('', 'field.noBody')]);
+    if (!isNoBody(body)) throw validationFailed([fieldProblem('', 'field.noBody')]);
     return { action: 'restore', resource, id, ifMatch, author, dryRun };
   }
   switch (method) {
