@@ -50,6 +50,7 @@ test('driver errors of each backend, as they quote a value', () => {
 
 test('an unclosed quote hides everything after it; control characters are blanked', () => {
   assertNoMarker(new Error(`bad value: "${MARKER}`), /bad value/);
+  assertNoMarker(new Error(`column "name" of 'tags': "x" then '${MARKER}`), /^column "…" of '…': "…" then '…$/);
   const logged = serializeError(new Error('line one\nline two\u0000'));
   assert.ok(!/[\u0000-\u001f]/.test(logged.message), JSON.stringify(logged.message));
 });

@@ -15,23 +15,28 @@ const MAX_CAUSES = 5;
 const MAX_MESSAGE = 500;
 
 // "…", '…', `…`, “…”, «…», ‘…’: the stretches a message quotes are its input.
-const QUOTED = /"[^"]*"|'[^']*'|`[^`]*`|“[^”]*”|«[^»]*»|‘[^’]*’/g;
+const CLOSING: Readonly<Record<string, string>> = { '"': '"', "'": "'", '`': '`', '“': '”', '«': '»', '‘': '’' };
 // Control characters would also let a value forge the look of a line.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
-/** A message with what it quotes removed; whatever a client chose is quoted in it. */
+/** A message with what it quotes removed; whatever a client chose is quoted in it. A quote
+ * that never closes opens a stretch that runs to the end: nothing after it is kept. */
 export function scrubMessage(text: string): string {
-  const scrubbed = text.replace(QUOTED, (quote) => `${quote[0]}…${quote[quote.length - 1]}`).replace(CONTROL, ' ');
-  // An unmatched quote opens a stretch that never closes: nothing after it is kept.
-  const open = scrubbed.search(/["'`“«‘]/);
-  const kept = open === -1 || hasClosingQuote(scrubbed, open) ? scrubbed : `${scrubbed.slice(0, open + 1)}…`;
+  let kept = '';
+  for (let at = 0; at < text.length; ) {
+    const close = CLOSING[text[at]!];
+    if (close === undefined) {
+      kept += text[at];
+      at += 1;
+      continue;
+    }
+    const end = text.indexOf(close, at + 1);
+    kept += `${text[at]}…${end === -1 ? '' : close}`;
+    if (end === -1) break;
+    at = end + 1;
+  }
+  kept = kept.replace(CONTROL, ' ');
   return kept.length > MAX_MESSAGE ? `${kept.slice(0, MAX_MESSAGE)}…` : kept;
-}
-
-function hasClosingQuote(text: string, at: number): boolean {
-  const closing: Record<string, string> = { '"': '"', "'": "'", '`': '`', '“': '”', '«': '»', '‘': '’' };
-  const close = closing[text[at]!]!;
-  return text.indexOf(close, at + 1) !== -1;
 }
 
 /** The stack's frames (file and line, which no client chooses), without its first line,
