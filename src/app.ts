@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
+import { serializeError } from './logging/error-serializer.js';
 import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
 import apiTokensPlugin from './http/plugins/api-tokens.js';
@@ -62,6 +63,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           url: request.url.split('?', 1)[0],
           remoteAddress: request.ip,
         }),
+        // An error's cause, never the text a client sent that it may quote (a 500's line).
+        err: serializeError,
       },
     },
     logController: new RequestLogController(),

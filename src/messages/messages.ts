@@ -47,6 +47,10 @@ const catalog = {
     en: 'Query parameter "{parameter}" is given more than once.',
     fr: 'Le paramètre de requête « {parameter} » est donné plusieurs fois.',
   },
+  'query.controlCharacter': {
+    en: 'Query parameter "{parameter}" must not contain control characters.',
+    fr: 'Le paramètre de requête « {parameter} » ne doit pas contenir de caractères de contrôle.',
+  },
   'query.sort': {
     en: 'Query parameter "{parameter}" must be a comma-separated list of distinct fields of this resource, each optionally preceded by "-".',
     fr: 'Le paramètre de requête « {parameter} » doit être une liste, séparée par des virgules, de champs distincts de cette ressource, chacun éventuellement précédé de « - ».',
@@ -199,7 +203,10 @@ const catalog = {
   'field.oneOf': { en: 'must be one of: {values}.', fr: 'doit être l’une des valeurs : {values}.' },
   'field.character': { en: 'must be exactly one visible character.', fr: 'doit être exactement un caractère visible.' },
   'field.integer': { en: 'must be an integer from {min} to {max}.', fr: 'doit être un entier de {min} à {max}.' },
-  'field.timestamp': { en: 'must be a timestamp as the service writes it (ISO 8601, UTC).', fr: 'doit être un horodatage tel que le service l’écrit (ISO 8601, UTC).' },
+  'field.timestamp': {
+    en: 'must be an ISO 8601 date-time with its offset, such as 2026-01-31T12:00:00Z.',
+    fr: 'doit être une date et heure ISO 8601 avec son décalage, par exemple 2026-01-31T12:00:00Z.',
+  },
   'field.tokenName': {
     en: 'must be 1 to 64 characters among A-Z, a-z, 0-9, ".", "_", "@" and "-", starting with a letter or a digit.',
     fr: 'doit compter 1 à 64 caractères parmi A-Z, a-z, 0-9, « . », « _ », « @ » et « - », et commencer par une lettre ou un chiffre.',

@@ -12,8 +12,23 @@ export function encodeCursor(sort: readonly SortKey[], values: readonly unknown[
   return Buffer.from(JSON.stringify({ s: signature(sort), v: values })).toString('base64url');
 }
 
-/** The values of a cursor made for `sort`; 400 BAD_QUERY for anything else. */
-export function decodeCursor(text: string, sort: readonly SortKey[]): unknown[] {
+/** What a sort key's column holds, as drivers read it back: a cursor's value must be of it. */
+export type ColumnKind = 'integer' | 'text';
+
+/** Every integer column is 32-bit: a value past that range fails the query on PostgreSQL. */
+const INT32_MIN = -2_147_483_648;
+const INT32_MAX = 2_147_483_647;
+
+function isOfKind(value: unknown, kind: ColumnKind): boolean {
+  // A forged cursor must not reach the database with a value its column cannot be compared
+  // with (PostgreSQL fails the query, and names the value in its error).
+  if (kind === 'integer') return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX;
+  return typeof value === 'string' && !value.includes('\u0000');
+}
+
+/** The values of a cursor made for `sort` (whose columns hold `kinds`); 400 BAD_QUERY for
+ * anything else. */
+export function decodeCursor(text: string, sort: readonly SortKey[], kinds: readonly ColumnKind[]): unknown[] {
   let parsed: unknown;
   try {
     parsed = /^[A-Za-z0-9_-]{1,4000}$/.test(text) ? JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) : undefined;
@@ -26,7 +41,7 @@ export function decodeCursor(text: string, sort: readonly SortKey[]): unknown[] 
     cursor?.s === signature(sort) &&
     Array.isArray(values) &&
     values.length === sort.length &&
-    values.every((value, index) => (value === null ? sort[index]!.nullable : typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))));
+    values.every((value, index) => (value === null ? sort[index]!.nullable : isOfKind(value, kinds[index]!)));
   if (!valid) throw apiError('BAD_QUERY', 'query.cursor', { parameter: 'after' });
   return values as unknown[];
 }

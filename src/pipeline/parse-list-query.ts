@@ -4,9 +4,10 @@
 import { makeRoom } from '../db/bounded-map.js';
 import { apiError } from '../errors/api-error.js';
 import { shownFields } from '../registry/managed-fields.js';
+import type { TSchema } from 'typebox';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
 import type { Filter, LinkFilter, ListQuery, SortKey } from '../store/list-query.js';
-import { decodeCursor } from './list-cursor.js';
+import { decodeCursor, type ColumnKind } from './list-cursor.js';
 import { parseId } from './request-target.js';
 
 export const LIMIT_DEFAULT = 100;
@@ -20,6 +21,8 @@ interface ListField {
   column: string;
   /** The column may hold NULL. */
   nullable: boolean;
+  /** What the column holds otherwise, for the values of a cursor. */
+  kind: ColumnKind;
   /** Turns the text of a query parameter into a value to compare, or undefined if invalid. */
   parse: (text: string) => unknown;
 }
@@ -37,6 +40,13 @@ function valueParser(field: FieldDefinition): (text: string) => unknown {
   };
 }
 
+/** Integers (booleans are stored as 0 and 1) or text, as the field's schema says. */
+function columnKind(input: TSchema): ColumnKind {
+  const schema = input as { anyOf?: { type?: unknown }[]; type?: unknown };
+  const types = schema.anyOf?.map((member) => member.type) ?? [schema.type];
+  return types.some((type) => type === 'integer' || type === 'number' || type === 'boolean') ? 'integer' : 'text';
+}
+
 const fieldsByResource = new WeakMap<ResourceDefinition, Map<string, ListField>>();
 
 function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
@@ -44,7 +54,7 @@ function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
   if (fields === undefined) {
     // A set kept in a link table is neither sorted by nor compared whole: its filter names one id.
     const compared = shownFields(resource).filter(([, field]) => field.link === undefined);
-    fields = new Map(compared.map(([name, field]) => [name, { column: field.column, nullable: field.type.check(null), parse: valueParser(field) }]));
+    fields = new Map(compared.map(([name, field]) => [name, { column: field.column, nullable: field.type.check(null), kind: columnKind(field.type.input), parse: valueParser(field) }]));
     fieldsByResource.set(resource, fields);
   }
   return fields;
@@ -55,8 +65,14 @@ export function refuseUnknownParameters(query: Record<string, unknown>, known: r
   for (const name in query) if (!known.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
 }
 
+// C0 and C1 control characters, and DEL: no stored text holds one, and a NUL is refused by
+// PostgreSQL's driver itself (a 500 where a 400 is due).
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The one value of a query parameter given once, free of control characters; 400 otherwise. */
 export function single(name: string, value: unknown): string {
   if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
+  if (CONTROL_CHARACTER.test(value)) throw apiError('BAD_QUERY', 'query.controlCharacter', { parameter: name });
   return value;
 }
 
@@ -113,7 +129,8 @@ export function parseListQuery(resource: ResourceDefinition, query: Record<strin
   for (const [name, raw] of Object.entries(query)) {
     if (name === 'limit' || name === 'offset' || name === 'sort' || name === 'q') continue;
     if (name === 'after') {
-      list.after = decodeCursor(single(name, raw), list.sort);
+      const kinds = list.sort.map((key) => [...fields.values()].find((field) => field.column === key.column)!.kind);
+      list.after = decodeCursor(single(name, raw), list.sort, kinds);
       continue;
     }
     if (name === 'include_deleted' && softDelete !== undefined) {

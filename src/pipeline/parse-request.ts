@@ -7,7 +7,7 @@ import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
-import { parseListQuery, parseListQueryOf, refuseUnknownParameters } from './parse-list-query.js';
+import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -47,11 +47,6 @@ export interface HttpInput {
   readonly requestId: string;
 }
 
-function single(name: string, value: unknown): string {
-  if (typeof value !== 'string') throw apiError('BAD_QUERY', 'query.repeated', { parameter: name });
-  return value;
-}
-
 /** Writes take `dry_run` and the parameters named, nothing else: a mistake is said, not ignored. */
 function writeQuery(query: Record<string, unknown>, allowed: readonly string[] = []): { dryRun: boolean } {
   refuseUnknownParameters(query, ['dry_run', ...allowed]);
@@ -84,6 +79,13 @@ function bulkIds(query: Record<string, unknown>): number[] {
   return ids as number[];
 }
 
+/** No body, or `{}`: many clients send an empty JSON object with every POST. Anything else
+ * would be a mistake (a body meant for another request), said rather than ignored. */
+function isNoBody(body: unknown): boolean {
+  if (body === undefined) return true;
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+}
+
 export function parseRequest(target: RequestTarget, input: HttpInput): ApiRequest {
   const resource = target.resource!;
   const { method, query, body } = input;
@@ -112,7 +114,7 @@ export function parseRequest(target: RequestTarget, input: HttpInput): ApiReques
   const ifMatch = input.ifMatch;
   if (target.endpoint === 'restore') {
     const { dryRun } = writeQuery(query);
-    if (body !== undefined) throw validationFailed([fieldProblem('', 'field.noBody')]);
+    if (!isNoBody(body)) throw validationFailed([fieldProblem('', 'field.noBody')]);
     return { action: 'restore', resource, id, ifMatch, author, dryRun };
   }
   switch (method) {

@@ -200,13 +200,32 @@ export function id(): FieldType {
   });
 }
 
-/** When an entry was created or changed, written by the service. */
+/** An ISO 8601 date-time (RFC 3339: date, time, offset) that names an instant JavaScript can
+ * represent (RFC 3339 allows a leap second, 23:59:60, which Date does not). */
+const DATE_TIME = Type.String({ format: 'date-time', maxLength: 64 });
+const isInstant = (value: unknown): boolean => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+
+/** When an entry was created or changed, written by the service. Bodies never set it (it is
+ * managed); as a list filter it must be a date-time, compared as the service stores it: the
+ * UTC instant to the millisecond, as toISOString writes it. */
 export function timestamp(): FieldType {
   return fieldType({
-    // As a list filter, the text is compared as stored; nothing else is ever sent.
-    input: Type.String(),
+    input: DATE_TIME,
     output: Type.String({ format: 'date-time' }),
     expectation: message('field.timestamp'),
+    accepts: isInstant,
+    normalise: (value) => new Date(value as string).toISOString(),
+  });
+}
+
+/** The same, or null: for a timestamp the service writes later, if ever. */
+export function timestampOrNull(): FieldType {
+  return fieldType({
+    input: Type.Union([DATE_TIME, Type.Null()]),
+    output: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    expectation: message('field.timestamp'),
+    accepts: (value) => value === null || isInstant(value),
+    normalise: (value) => (value === null ? null : new Date(value as string).toISOString()),
   });
 }
 

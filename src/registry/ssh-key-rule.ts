@@ -17,7 +17,13 @@ function parsePublicKey(line: string): sshpk.Key | undefined {
   }
 }
 
+// One armored block and nothing else: sshpk reads the first block it finds and ignores what
+// surrounds it, so text pasted before or after the key (another key, a note, a shell prompt)
+// would be stored with it unseen. Whitespace around the block is not the key's.
+const ONE_ARMORED_BLOCK = /^-----BEGIN ([A-Z0-9][A-Z0-9 ]{0,40})-----\r?\n(?:(?!-----)[^\n]*\n)*?-----END \1-----$/;
+
 function checkPrivateKey(material: string, publicKey: sshpk.Key): PrivateKeyCheck {
+  if (!ONE_ARMORED_BLOCK.test(material.trim())) return 'invalid';
   let privateKey: sshpk.PrivateKey;
   try {
     // PEM and OpenSSH bodies end with a line break; the field was trimmed like any string.

@@ -7,7 +7,7 @@ import Type from 'typebox';
 import { canonicalRange } from '../auth/address-ranges.js';
 import { TOKEN_NAME_PATTERN, TOKEN_SCOPES } from '../auth/caller.js';
 import { message } from '../messages/messages.js';
-import { fieldType, oneOf, type FieldType } from '../registry/field-types.js';
+import { fieldType, oneOf, timestampOrNull, type FieldType } from '../registry/field-types.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** Networks one token may list in `allowed_ips`. */
@@ -30,14 +30,6 @@ function expiry(): FieldType {
   });
 }
 
-/** Written by the service alone; null until the token is first used. */
-function lastUse(): FieldType {
-  return fieldType({
-    input: Type.Union([Type.String(), Type.Null()]),
-    output: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    expectation: message('field.timestamp'),
-  });
-}
 
 /** CIDR ranges, kept in canonical form as a JSON array in one column. */
 function addressRanges(max: number): FieldType {
@@ -98,7 +90,7 @@ export const API_TOKENS: ResourceDefinition = {
       },
     },
     last_used_at: {
-      type: lastUse(),
+      type: timestampOrNull(),
       column: 'last_used_at',
       readOnly: true,
       default: null,

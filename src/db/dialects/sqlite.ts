@@ -1,7 +1,7 @@
 // SQLite through better-sqlite3: the embedded default. One connection, transactions one at a
 // time (BEGIN IMMEDIATE, so that processes sharing the file queue rather than fail), WAL,
 // commits grouped (see CommitGroup), and a change marker for the entry cache.
-import { existsSync, mkdirSync, statfsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -86,6 +86,22 @@ function enterWalMode(database: SqliteDatabase.Database): void {
   }
 }
 
+/**
+ * Makes the database file, if there is none yet, readable by its owner alone (0600, as the key
+ * files): it holds every entry, secrets encrypted but all the rest in clear. SQLite gives the
+ * -wal and -shm files it makes (at open, and again whenever it starts a new WAL) the mode of
+ * the database file, so they are 0600 too. An existing file keeps the mode it has: the
+ * operator's to choose.
+ */
+function createOwnerOnly(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    // Another process starting on the same new file made it first, or it was there already.
+    if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+  }
+}
+
 /** The first statements fail when this user may not write where SQLite must: said plainly. */
 function unusable(path: string, error: unknown): unknown {
   const code = (error as { code?: unknown }).code;
@@ -147,7 +163,10 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   if (options.readOnly && !existsSync(path)) throw new ConfigError(`READ_ONLY=true needs an existing database; there is none at ${path}`);
   // A file this service writes: made if missing, in WAL mode, its WAL checkpointed by a worker.
   const writtenFile = !inMemory && !options.readOnly;
-  if (writtenFile) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (writtenFile) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    createOwnerOnly(path);
+  }
   // Read-only, SQLite refuses every write itself. It still needs the -shm file beside the
   // database (WAL): in a folder where it cannot be created, even reads fail (docs/operations.md, Faults).
   const database = new SqliteDatabase(path, { readonly: options.readOnly });
