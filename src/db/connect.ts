@@ -51,6 +51,8 @@ export interface DatabaseHandle {
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */
   readonly changeSignal: ChangeSignal | undefined;
+  /** The folder of a database file this process writes (SQLite); undefined elsewhere. */
+  readonly dataFolder: string | undefined;
 }
 
 /** A transaction of one work, with tails of its own. */
@@ -121,5 +123,6 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     changeMarker: opened.changeMarker,
     readRowNow: opened.readRowNow,
     changeSignal: opened.changeSignal,
+    dataFolder: opened.dataFolder,
   };
 }
