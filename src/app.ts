@@ -114,7 +114,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   app.decorateRequest('target', null);
   await app.register(configApiRoutes, {
-    heavyWork: new HeavyWorkGate({ concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue, waitMs: config.heavyQueryWaitMs }),
+    heavyWork: new HeavyWorkGate({
+      concurrency: config.heavyQueryConcurrency,
+      queue: config.heavyQueryQueue,
+      waitMs: config.heavyQueryWaitMs,
+      reportRefused: (refused) => app.log.warn({ refused, concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue }, 'heavy requests refused 503: more at once than HEAVY_QUERY_CONCURRENCY and HEAVY_QUERY_QUEUE allow'),
+    }),
   });
   await app.register(changeRoutes, { keepAliveMs: config.changesKeepAliveMs });
   await app.register(tokenRoutes);

@@ -32,6 +32,9 @@ export interface HeavyWorkLimits {
   readonly queue: number;
   /** How long a request waits for its turn before it is refused. */
   readonly waitMs: number;
+  /** Told, at most once a second, how many requests were refused since it was last told:
+   * one log line for a burst, not one per refused request. */
+  readonly reportRefused?: (refused: number) => void;
 }
 
 interface Waiter {
@@ -50,8 +53,9 @@ function nextTurn(): Promise<void> {
 export class HeavyWorkGate {
   private running = 0;
   private readonly waiting: Waiter[] = [];
-  /** Requests refused so far (for the log and tests). */
-  refused = 0;
+  /** Refused since the last report. */
+  private unreported = 0;
+  private reporting: NodeJS.Timeout | undefined;
 
   constructor(private readonly limits: HeavyWorkLimits) {}
 
@@ -71,21 +75,31 @@ export class HeavyWorkGate {
       this.running++;
       return nextTurn();
     }
-    if (this.waiting.length >= this.limits.queue) {
-      this.refused++;
-      return Promise.reject(busy());
-    }
+    if (this.waiting.length >= this.limits.queue) return Promise.reject(this.refuse());
     return new Promise((admit, refuse) => {
       const waiter: Waiter = {
         admit,
         timer: setTimeout(() => {
           this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          this.refused++;
-          refuse(busy());
+          refuse(this.refuse());
         }, this.limits.waitMs),
       };
       this.waiting.push(waiter);
     });
+  }
+
+  private refuse(): ApiError {
+    this.unreported++;
+    const report = this.limits.reportRefused;
+    if (report !== undefined && this.reporting === undefined) {
+      this.reporting = setTimeout(() => {
+        this.reporting = undefined;
+        report(this.unreported);
+        this.unreported = 0;
+      }, 1000);
+      this.reporting.unref();
+    }
+    return busy();
   }
 
   /** The slot goes to the first waiter, which starts on the next turn (setImmediate called
