@@ -90,10 +90,11 @@ export class ResourceStore {
     return this.handle.failureOf(error);
   }
 
-  /** Free space on the database's disk, read now if the last figure is stale; undefined
-   * where it is not watched (PostgreSQL, MariaDB, READ_ONLY, thresholds off). */
-  diskSpace(): Promise<DiskSpace | undefined> {
-    return this.disk?.fresh() ?? Promise.resolve(undefined);
+  /** Free space on the database's disk as last read (at most a second ago; a stale figure is
+   * read again in the background, so that readiness never waits for the disk behind heavy
+   * work); undefined where it is not watched (PostgreSQL, MariaDB, READ_ONLY, thresholds off). */
+  diskSpace(): DiskSpace | undefined {
+    return this.disk?.current();
   }
 
   /** Whether writes can be stored now: undefined, or the fault that stops them (README, Faults). */

@@ -30,7 +30,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       throw apiError('UNAVAILABLE', 'database.unavailable');
     }
     const fault = await app.store.storageFault(Math.max(READY_TIMEOUT_MS - (Date.now() - started), 0));
-    const space = await app.store.diskSpace();
+    const space = app.store.diskSpace();
     // What /readyz says of the disk: every figure, and the level its thresholds give.
     const disk = space === undefined ? {} : { disk: { freeBytes: space.freeBytes, totalBytes: space.totalBytes, level: space.level } };
     if (fault !== undefined) {
