@@ -1370,7 +1370,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description The service can serve requests now: the database answers and stores writes. Send it no traffic while this is 503; `fault` then names the code writes get meanwhile (INSUFFICIENT_STORAGE while the disk is full, READ_ONLY while the database refuses writes). It becomes ready again by itself.
+         * @description The service can serve requests now: the database answers and stores writes. Send it no traffic while this is 503; `fault` then names the code writes get meanwhile (INSUFFICIENT_STORAGE while the disk is full or below its flood stage, READ_ONLY while the database refuses writes). It becomes ready again by itself.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -3726,6 +3726,7 @@ export interface components {
              * @enum {string}
              */
             fault?: "INSUFFICIENT_STORAGE" | "READ_ONLY";
+            disk?: components["schemas"]["DiskSpace"];
             /** @description With REFERENCED: the entries that still use the one to delete. */
             referenced_by?: {
                 resource: string;
@@ -3745,6 +3746,14 @@ export interface components {
              * @constant
              */
             readOnly?: true;
+            disk?: components["schemas"]["DiskSpace"];
+        };
+        /** @description SQLite only: free space on the database’s disk, read at most once a second. `level` is `low` below DISK_LOW_WATERMARK (a warning), `flood` below DISK_FLOOD_STAGE (writes are refused 507 INSUFFICIENT_STORAGE and /readyz is 503). */
+        DiskSpace: {
+            freeBytes: number;
+            totalBytes: number;
+            /** @enum {string} */
+            level: "ok" | "low" | "flood";
         };
     };
     responses: {
@@ -4124,7 +4133,7 @@ export interface components {
                 };
             };
         };
-        /** @description The database cannot be reached, or the service is stopping or has too many open connections or change streams (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
+        /** @description The database cannot be reached, or the service is stopping, has too many open connections or change streams, or too many heavy requests at once (UNAVAILABLE, then with Retry-After): try again, or ask for a smaller page. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterBusy"];
@@ -4149,7 +4158,7 @@ export interface components {
                 };
             };
         };
-        /** @description The database’s disk is full (INSUFFICIENT_STORAGE); nothing was written. Try again once space is freed. */
+        /** @description The database’s disk is full, or its free space is below the flood stage (INSUFFICIENT_STORAGE); nothing was written. Try again once space is freed. */
         InsufficientStorage: {
             headers: {
                 [name: string]: unknown;
@@ -4233,7 +4242,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The database cannot be reached, or the service is stopping or has too many open connections or change streams (UNAVAILABLE, then with Retry-After): try again. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
+        /** @description The database cannot be reached, or the service is stopping, has too many open connections or change streams, or too many heavy requests at once (UNAVAILABLE, then with Retry-After): try again, or ask for a smaller page. Or the database refuses writes (READ_ONLY): a read-only database, or an instance run with READ_ONLY=true. */
         UnavailableWithoutBody: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfterBusy"];
@@ -4290,7 +4299,7 @@ export interface components {
         WWWAuthenticate: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
-        /** @description Sent when the service is over its connection limit: seconds to wait before trying again. */
+        /** @description Sent when the service is over its connection limit, or busy with heavy requests (large or searched lists, deep offsets, bulk writes): seconds to wait before trying again. */
         RetryAfterBusy: number;
     };
     pathItems: never;

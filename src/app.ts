@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
+import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { serializeError } from './logging/error-serializer.js';
@@ -121,7 +122,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);
-  await app.register(configApiRoutes);
+  await app.register(configApiRoutes, {
+    heavyWork: new HeavyWorkGate({
+      concurrency: config.heavyQueryConcurrency,
+      queue: config.heavyQueryQueue,
+      waitMs: config.heavyQueryWaitMs,
+      reportRefused: (refused) => app.log.warn({ refused, concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue }, 'heavy requests refused 503: more at once than HEAVY_QUERY_CONCURRENCY and HEAVY_QUERY_QUEUE allow'),
+    }),
+  });
   await app.register(changeRoutes, {
     keepAliveMs: config.changesKeepAliveMs,
     perToken: config.changeStreamsPerToken,

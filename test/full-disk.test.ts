@@ -26,6 +26,9 @@ const DISK_BYTES = 8 * 1024 * 1024;
 const BALLAST_CHUNK = 64 * 1024;
 /** tmpfs allocates whole pages. */
 const PAGE = 4096;
+// This test is about SQLite's own failure when the disk runs out: the watermarks, which
+// refuse writes before that (test/hardening-disk-watermarks.test.ts), are off.
+const WATERMARKS_OFF = { DISK_FLOOD_STAGE: '0', DISK_LOW_WATERMARK: '0' };
 
 /** Fills the disk a chunk at a time, so that it runs out while the writers write; then page
  * by page, so that not even a small write (a WAL frame) finds room. */
@@ -56,7 +59,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
   const database = await createTestDatabase(disk.path);
   let server: TestServer | undefined;
   try {
-    server = await startServer({ database, dataDir: keyDir });
+    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF });
     const acknowledged = new Map<number, Record<string, unknown>>();
     const statuses = new Map<number, number>();
     let writing = true;
@@ -113,7 +116,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
     assert.equal(await server.stop(), 0);
     server = undefined;
     await fillUp(join(disk.path, 'ballast'));
-    const refused = runToExit(keyDir, { DATABASE_URL: database.url });
+    const refused = runToExit(keyDir, { DATABASE_URL: database.url, ...WATERMARKS_OFF });
     if (refused.status === null) {
       // The tmpfs kept a page or two where SQLite could open the database (seen once in about
       // twenty runs): the start then goes on, not ready, and says why at once (docs/operations.md, Faults,
@@ -125,7 +128,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
       assert.match(refused.stderr, /^config-api: cannot start: SQLite cannot use .*: its disk is full \(SQLITE_[A-Z_]+\), .*free space and start again\n$/);
     }
     unlinkSync(join(disk.path, 'ballast'));
-    server = await startServer({ database, dataDir: keyDir });
+    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF });
     const later = { ip: '192.0.2.201', port: 3306, hostname: 'after-the-full-start' };
     const createdLater = await server.request('POST', '/en/api/config/servers', { body: later });
     assert.equal(createdLater.status, 201, createdLater.text);
@@ -133,7 +136,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
     t.diagnostic(`statuses ${JSON.stringify(Object.fromEntries(statuses))}, acknowledged ${acknowledged.size}`);
 
     assert.equal(await server.stop(), 0);
-    server = await startServer({ database, dataDir: keyDir });
+    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF });
     await assertAllStored(server, 'servers', acknowledged);
   } finally {
     await server?.stop();

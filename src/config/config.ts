@@ -64,7 +64,21 @@ export interface Config {
   /** Bytes all the change streams of this process may hold unsent together; past it the
    * streams furthest behind are cut (they resume from the log). */
   changeStreamBufferBytes: number;
+  // Load and disk safeguards (docs/operations.md: "Health under load", "Disk watermarks").
+  /** Heavy lists and bulk writes running at once (pipeline/heavy-work-gate.ts). */
+  heavyQueryConcurrency: number;
+  /** Heavy requests waiting for a turn at most, and how long each waits, before a 503. */
+  heavyQueryQueue: number;
+  heavyQueryWaitMs: number;
+  /** SQLite: free space on the database's disk below which writes are refused (507) and
+   * /readyz is 503; undefined turns the watch off. */
+  diskFloodStage: DiskThreshold | undefined;
+  /** SQLite: free space below which a warning is logged and /readyz says `low`. */
+  diskLowWatermark: DiskThreshold | undefined;
 }
+
+/** Free space, in bytes or as a percentage of the disk's size. */
+export type DiskThreshold = { readonly bytes: number } | { readonly percent: number };
 
 export { ConfigError };
 
@@ -105,6 +119,29 @@ function trustProxySetting(raw: string | undefined): false | string[] {
   return entries;
 }
 
+const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
+
+/** `5%`, `500mb`, `1gb`, `1048576`; `0` turns the threshold off. */
+function diskThresholdSetting(env: NodeJS.ProcessEnv, name: string, fallback: string): DiskThreshold | undefined {
+  const raw = (env[name] || fallback).trim().toLowerCase();
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(raw);
+  if (percent !== null) {
+    const value = Number(percent[1]);
+    if (value >= 100) throw new ConfigError(`${name} must be a percentage below 100%, got "${env[name]}"`);
+    return value === 0 ? undefined : { percent: value };
+  }
+  const size = /^(\d+)(b|kb|mb|gb|tb)?$/.exec(raw);
+  if (size === null) throw new ConfigError(`${name} must be free space in bytes (e.g. 500mb, 1gb) or a percentage of the disk (e.g. 5%), got "${env[name]}"`);
+  const bytes = Number(size[1]) * BYTE_UNITS[size[2] ?? '']!;
+  return bytes === 0 ? undefined : { bytes };
+}
+
+/** SQLite runs its queries on the main thread, one at a time whatever the bound: one. Else a
+ * few, fewer than the pool's connections, so that light requests and /readyz always find one. */
+function defaultHeavyConcurrency(databaseUrl: string, poolSize: number): number {
+  return databaseUrl.toLowerCase().startsWith('sqlite:') ? 1 : Math.max(1, Math.min(4, poolSize - 1));
+}
+
 export function connectOptions(config: Config): ConnectOptions {
   return {
     sqliteSynchronous: config.sqliteSynchronous,
@@ -130,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (workers > 1 && dialectOf(databaseUrl).privateToProcess(databaseUrl)) {
     throw new ConfigError('WORKERS above 1 needs a database the workers share; sqlite::memory: is private to one process');
   }
+  const databasePoolSize = integerSetting(env, 'DATABASE_POOL_SIZE', 10, 1, 1000);
   const headersTimeoutMs = integerSetting(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
   const requestTimeoutMs = integerSetting(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000);
   if (headersTimeoutMs > requestTimeoutMs) throw new ConfigError('HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
@@ -142,7 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: integerSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel,
     sqliteSynchronous: synchronous,
-    databasePoolSize: integerSetting(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize,
     databaseConnectTimeoutMs: integerSetting(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
     databaseQueryTimeoutMs: integerSetting(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
     shutdownGraceMs: integerSetting(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 3_600_000),
@@ -168,5 +206,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     changeStreamsPerToken: integerSetting(env, 'CHANGE_STREAMS_PER_TOKEN', 16, 0, 1_000_000),
     changeStreamsPerAddress: integerSetting(env, 'CHANGE_STREAMS_PER_ADDRESS', 32, 0, 1_000_000),
     changeStreamBufferBytes: integerSetting(env, 'CHANGE_STREAM_BUFFER_BYTES', 32 * 1024 * 1024, 64 * 1024, 16 * 1024 * 1024 * 1024),
+    // Load and disk safeguards.
+    heavyQueryConcurrency: integerSetting(env, 'HEAVY_QUERY_CONCURRENCY', defaultHeavyConcurrency(databaseUrl, databasePoolSize), 1, 1000),
+    heavyQueryQueue: integerSetting(env, 'HEAVY_QUERY_QUEUE', 64, 0, 100_000),
+    heavyQueryWaitMs: integerSetting(env, 'HEAVY_QUERY_WAIT_MS', 1000, 0, 600_000),
+    diskFloodStage: diskThresholdSetting(env, 'DISK_FLOOD_STAGE', '64mb'),
+    diskLowWatermark: diskThresholdSetting(env, 'DISK_LOW_WATERMARK', '5%'),
   };
 }

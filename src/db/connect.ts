@@ -51,6 +51,8 @@ export interface DatabaseHandle {
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */
   readonly changeSignal: ChangeSignal | undefined;
+  /** The folder of a database file this process writes (SQLite); undefined elsewhere. */
+  readonly dataFolder: string | undefined;
 }
 
 /** A transaction of one work, with tails of its own. */
@@ -74,6 +76,16 @@ async function ping(db: Kysely<Database>, timeoutMs: number): Promise<void> {
     await Promise.race([answer, deadline]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** SQLite's readiness check, at once on its one connection when no transaction holds it: it
+ * then never waits in Kysely's queue behind other queries. Undefined where it cannot. */
+function pingNow(opened: OpenedDatabase): Promise<void> | undefined {
+  try {
+    return opened.readRowNow?.('select 1', []) === undefined ? undefined : Promise.resolve();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
@@ -116,10 +128,11 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     transaction: (work) => (commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work)) : commitGroup.run(work)),
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
     startupError: (error) => startupError(dialect, description, error),
-    ping: (timeoutMs) => ping(db, timeoutMs),
+    ping: (timeoutMs) => pingNow(opened) ?? ping(db, timeoutMs),
     poolStatistics: opened.poolStatistics,
     changeMarker: opened.changeMarker,
     readRowNow: opened.readRowNow,
     changeSignal: opened.changeSignal,
+    dataFolder: opened.dataFolder,
   };
 }

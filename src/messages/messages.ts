@@ -112,6 +112,19 @@ const catalog = {
     en: 'Too many requests; try again in {seconds} s.',
     fr: 'Trop de requêtes ; réessayez dans {seconds} s.',
   },
+  // Load and disk safeguards (heavy-work-gate.ts, disk-watch.ts).
+  'heavy.busy': {
+    en: 'The service is busy with large queries; try again in {seconds} s, or ask for a smaller page.',
+    fr: 'Le service est occupé par de grosses requêtes ; réessayez dans {seconds} s, ou demandez une page plus petite.',
+  },
+  'disk.floodStage': {
+    en: 'The database’s disk is almost full ({free} free, below the flood stage of {threshold}); nothing was written. Try again once space is freed.',
+    fr: 'Le disque de la base de données est presque plein ({free} libres, sous le seuil d’arrêt de {threshold}) ; rien n’a été écrit. Réessayez une fois de la place libérée.',
+  },
+  'readiness.diskFlood': {
+    en: 'Not ready: the database’s disk is almost full ({free} free, below the flood stage of {threshold}), and writes are refused until space is freed.',
+    fr: 'Pas prêt : le disque de la base de données est presque plein ({free} libres, sous le seuil d’arrêt de {threshold}), et les écritures sont refusées jusqu’à ce que de la place soit libérée.',
+  },
   'body.encoding': { en: 'The request body is not valid UTF-8.', fr: 'Le corps de la requête n’est pas de l’UTF-8 valide.' },
   'body.duplicateKey': {
     en: 'The request body names the same key twice in one object.',

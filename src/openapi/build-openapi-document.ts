@@ -114,7 +114,18 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
         Readiness: {
           type: 'object',
           required: ['status'],
-          properties: { status: { type: 'string', const: 'ready' }, readOnly: { type: 'boolean', const: true, description: t.readOnlyReady } },
+          properties: { status: { type: 'string', const: 'ready' }, readOnly: { type: 'boolean', const: true, description: t.readOnlyReady }, disk: ref('DiskSpace') },
+        },
+        DiskSpace: {
+          type: 'object',
+          description: t.diskSpace,
+          required: ['freeBytes', 'totalBytes', 'level'],
+          additionalProperties: false,
+          properties: {
+            freeBytes: { type: 'integer', minimum: 0 },
+            totalBytes: { type: 'integer', minimum: 0 },
+            level: { type: 'string', enum: ['ok', 'low', 'flood'] },
+          },
         },
       },
       responses: {

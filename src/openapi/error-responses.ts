@@ -125,6 +125,7 @@ export function problemSchema(t: DocumentTexts): JsonObject {
       item: { type: 'null', description: t.problemItem },
       allowed: { type: 'array', items: { type: 'string' }, description: t.problemAllowed },
       fault: { type: 'string', enum: ['INSUFFICIENT_STORAGE', 'READ_ONLY'] satisfies ErrorCode[], description: t.problemFault },
+      disk: { $ref: '#/components/schemas/DiskSpace' },
       referenced_by: {
         type: 'array',
         description: t.referencedBy,

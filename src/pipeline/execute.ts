@@ -10,6 +10,7 @@ import type { StoreTransaction } from '../store/store-transaction.js';
 import { UniqueConflict } from '../store/unique-rules.js';
 import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag.js';
 import type { EntryCache } from './entry-cache.js';
+import { isHeavyList, type HeavyWorkGate } from './heavy-work-gate.js';
 import type { ListCache } from './list-cache.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import { listBody } from './list-body.js';
@@ -24,6 +25,8 @@ export interface ExecutionContext {
   readonly lists: ListCache | undefined;
   /** READ_ONLY=true: every write is refused before it reaches the database. */
   readonly readOnly: boolean;
+  /** Heavy lists and bulk writes take a turn here; undefined: no bound (unit tests). */
+  readonly heavyWork?: HeavyWorkGate;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -64,8 +67,15 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
       const cached = context.lists?.get(etag);
       if (cached !== undefined) return { action: 'list', plan, etag, body: cached };
-      const body = listBody(plan.list, await context.store.list(plan.resource, plan.list));
-      context.lists?.fill(etag, body);
+      const page = async (): Promise<string> => {
+        // A request that waited its turn may find the page made meanwhile by the same query.
+        const made = context.lists?.get(etag);
+        if (made !== undefined) return made;
+        const body = listBody(plan.list, await context.store.list(plan.resource, plan.list));
+        context.lists?.fill(etag, body);
+        return body;
+      };
+      const body = context.heavyWork !== undefined && isHeavyList(plan.list) ? await context.heavyWork.run(page) : await page();
       return { action: 'list', plan, etag, body };
     }
     case 'read':
@@ -78,8 +88,10 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       return { action: 'delete', plan };
     case 'restore':
       return { action: 'restore', plan, entry: await changing(context, plan, [plan], (tx) => restore(tx, plan)) };
-    case 'bulk':
-      return { action: 'bulk', plan, entries: await changing(context, plan, plan.entries, (tx) => bulk(tx, plan)) };
+    case 'bulk': {
+      const run = () => changing(context, plan, plan.entries, (tx) => bulk(tx, plan));
+      return { action: 'bulk', plan, entries: await (context.heavyWork === undefined ? run() : context.heavyWork.run(run)) };
+    }
   }
 }
 

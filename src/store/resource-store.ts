@@ -12,6 +12,7 @@ import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
 import { probeWrite, readChanges, readCount } from './resource-counts.js';
+import type { DiskSpace, DiskWatch } from './disk-watch.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
 import { StoreTransaction } from './store-transaction.js';
 import { WriteTail, type ChangeReceipt } from './write-tail.js';
@@ -44,6 +45,8 @@ export class ResourceStore {
     resources: readonly ResourceDefinition[],
     /** Filtered lists count their matches exactly up to this many (see `list`). */
     private readonly exactTotalMax = 1_000,
+    /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
+    private readonly disk?: DiskWatch,
   ) {
     this.selections = new EntrySelections(handle.queries);
     const probed = resources[0];
@@ -61,6 +64,8 @@ export class ResourceStore {
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws.
    * `author`: who makes the changes the work records (StoreTransaction.recordChange). */
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>, author?: Author): Promise<T> {
+    // Before anything is written, so that a refusal changes nothing.
+    this.disk?.refuseWriteIfFlooded();
     try {
       let receipt: ChangeReceipt | undefined;
       const result = await this.handle.transaction(async (tx, tails) => {
@@ -83,6 +88,13 @@ export class ResourceStore {
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure {
     return this.handle.failureOf(error);
+  }
+
+  /** Free space on the database's disk as last read (at most a second ago; a stale figure is
+   * read again in the background, so that readiness never waits for the disk behind heavy
+   * work); undefined where it is not watched (PostgreSQL, MariaDB, READ_ONLY, thresholds off). */
+  diskSpace(): DiskSpace | undefined {
+    return this.disk?.current();
   }
 
   /** Whether writes can be stored now: undefined, or the fault that stops them (docs/operations.md, Faults). */

@@ -100,6 +100,9 @@ export interface OpenedDatabase {
    * null when it has none; undefined when it cannot now. */
   readonly readRowNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined;
   readonly changeSignal?: ChangeSignal;
+  /** The folder of a database file this process writes (SQLite), whose disk's free space
+   * the service watches; undefined elsewhere. */
+  readonly dataFolder?: string;
 }
 
 /** SQL that each dialect spells its own way, for the store. */

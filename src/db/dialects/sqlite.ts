@@ -211,6 +211,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     // awaits, so a read may run at once exactly when no transaction is open (it would see the
     // open one's uncommitted writes); it then sees what a queued read would have seen.
     readRowNow: (sql, parameters) => (database.inTransaction ? undefined : ((prepareRaw(sql).get(parameters) as unknown[] | undefined) ?? null)),
+    ...(writtenFile ? { dataFolder: dirname(path) } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 // (or, with READ_ONLY=true, opens it read-only and only checks it), and closes it when the
 // app closes.
 import fp from 'fastify-plugin';
+import type { FastifyBaseLogger } from 'fastify';
 import { connectOptions, type Config } from '../../config/config.js';
 import { connectDatabase, type DatabaseHandle, type StorageFault } from '../../db/connect.js';
 import type { Migration } from '../../db/migrations/ddl.js';
@@ -11,6 +12,7 @@ import { EntryCache } from '../../pipeline/entry-cache.js';
 import { ListCache } from '../../pipeline/list-cache.js';
 import type { Registry } from '../../registry/registry.js';
 import { checkPrepared, prepareDatabase } from '../../store/prepare-database.js';
+import { DiskWatch, formatBytes, type DiskSpace } from '../../store/disk-watch.js';
 import { ResourceStore } from '../../store/resource-store.js';
 import { storageFaultOf } from '../../store/storage-health.js';
 import { secretsReadable } from '../../store/stored-secrets.js';
@@ -59,6 +61,26 @@ async function prepare(handle: DatabaseHandle, { config, registry, migrations }:
   }
 }
 
+/** The watch of the database's disk (SQLite, written by this service, some threshold on),
+ * once it has read the free space a first time. */
+async function watchDisk(log: FastifyBaseLogger, handle: DatabaseHandle, config: Config): Promise<DiskWatch | undefined> {
+  const folder = handle.dataFolder;
+  if (folder === undefined || config.readOnly || (config.diskFloodStage === undefined && config.diskLowWatermark === undefined)) return undefined;
+  const said = (space: DiskSpace) => ({ folder, free: formatBytes(space.freeBytes), total: formatBytes(space.totalBytes), floodStage: formatBytes(space.floodBytes) });
+  const watch = new DiskWatch({
+    folder,
+    flood: config.diskFloodStage,
+    low: config.diskLowWatermark,
+    onLevel: (space, previous) => {
+      if (space.level === 'flood') log.error(said(space), 'the database disk is below its flood stage (DISK_FLOOD_STAGE): writes are refused (507) until space is freed');
+      else if (space.level === 'low') log.warn(said(space), 'the database disk is below its low watermark (DISK_LOW_WATERMARK)');
+      else log.info({ ...said(space), previous }, 'the database disk has room again');
+    },
+  });
+  await watch.fresh();
+  return watch;
+}
+
 export default fp<DatabaseOptions>(
   async (app, options) => {
     const { config, registry } = options;
@@ -72,7 +94,8 @@ export default fp<DatabaseOptions>(
         'the encryption key (SECRET_KEY or SECRET_KEY_FILE) is not the one that sealed the stored SSH private keys; start with the original key',
       );
     }
-    const store = new ResourceStore(handle, app.secretBox, registry.resources, config.listExactTotalMax);
+    const disk = await watchDisk(app.log, handle, config);
+    const store = new ResourceStore(handle, app.secretBox, registry.resources, config.listExactTotalMax, disk);
     // A database that refuses writes is refused at start, unless the operator asked for a
     // read-only service. A full disk is not: reads still work, readiness reports the fault,
     // and writes resume by themselves once space is freed.

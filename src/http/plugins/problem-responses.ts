@@ -56,7 +56,9 @@ export default fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const problem = error instanceof ApiError ? error : translate(error, bodyLimit);
-      if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+      // Heavy requests turned away under load are counted in one line a second by the gate
+      // (pipeline/heavy-work-gate.ts), not logged one by one as failures.
+      if (problem.status >= 500 && problem.detail.key !== 'heavy.busy') request.log.error({ err: error }, 'request failed');
       return sendProblem(request, reply, problem);
     });
     app.setNotFoundHandler((request, reply) => sendProblem(request, reply, apiError('NOT_FOUND', 'path.unknown')));

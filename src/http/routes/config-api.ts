@@ -3,6 +3,7 @@
 // bottom: parse, plan, execute, respond.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { handleRequest, type PipelineContext } from '../../pipeline/handle-request.js';
+import type { HeavyWorkGate } from '../../pipeline/heavy-work-gate.js';
 import type { HttpInput } from '../../pipeline/parse-request.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
 import { endpointRoute } from './endpoint-route.js';
@@ -24,8 +25,8 @@ function httpInput(request: FastifyRequest): HttpInput {
   };
 }
 
-export default async function configApiRoutes(app: FastifyInstance): Promise<void> {
-  const context: PipelineContext = { registry: app.registry, store: app.store, cache: app.entryCache, lists: app.listCache, readOnly: app.readOnly };
+export default async function configApiRoutes(app: FastifyInstance, { heavyWork }: { heavyWork: HeavyWorkGate }): Promise<void> {
+  const context: PipelineContext = { registry: app.registry, store: app.store, cache: app.entryCache, lists: app.listCache, readOnly: app.readOnly, heavyWork };
   const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
   endpointRoute(app, app.registry, '/:lang/api/config/:resource', 'collection', handle);
   endpointRoute(app, app.registry, '/:lang/api/config/:resource/:id', 'item', handle);

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../../errors/api-error.js';
 import { message, type MessageKey } from '../../messages/messages.js';
 import type { StorageFault } from '../../db/connect.js';
+import { formatBytes } from '../../store/disk-watch.js';
 import { probeRoute } from './probe-route.js';
 
 // Below the usual probe timeouts (Kubernetes: 1 s default, often raised to a few seconds)
@@ -29,11 +30,19 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       throw apiError('UNAVAILABLE', 'database.unavailable');
     }
     const fault = await app.store.storageFault(Math.max(READY_TIMEOUT_MS - (Date.now() - started), 0));
+    const space = app.store.diskSpace();
+    // What /readyz says of the disk: every figure, and the level its thresholds give.
+    const disk = space === undefined ? {} : { disk: { freeBytes: space.freeBytes, totalBytes: space.totalBytes, level: space.level } };
     if (fault !== undefined) {
       const { key, fault: code } = NOT_READY[fault];
       request.log.warn({ fault }, 'not ready: the database does not store writes');
-      throw new ApiError('UNAVAILABLE', message(key), [], {}, { fault: code });
+      throw new ApiError('UNAVAILABLE', message(key), [], {}, { fault: code, ...disk });
     }
-    return app.readOnly ? { status: 'ready', readOnly: true } : { status: 'ready' };
+    if (space?.level === 'flood') {
+      request.log.warn(disk, 'not ready: the database disk is below its flood stage');
+      const params = { free: formatBytes(space.freeBytes), threshold: formatBytes(space.floodBytes) };
+      throw new ApiError('UNAVAILABLE', message('readiness.diskFlood', params), [], {}, { fault: 'INSUFFICIENT_STORAGE', ...disk });
+    }
+    return { status: 'ready', ...(app.readOnly ? { readOnly: true } : {}), ...disk };
   });
 }
