@@ -29,6 +29,9 @@ export interface DatabaseCapabilities {
   /** NULL sorts before every value, ascending (SQLite, MariaDB); elsewhere (PostgreSQL) the
    * store says NULLS FIRST / NULLS LAST, so that lists sort alike on every backend. */
   readonly nullsSortFirst: boolean;
+  /** A foreign key gets an index on its column from the database itself (InnoDB), so the
+   * DDL helpers make none of their own; SQLite and PostgreSQL index only what they are told. */
+  readonly foreignKeysIndexed: boolean;
 }
 
 /** What a driver error means for the API. `full`: the database's disk has no room left;

@@ -3,8 +3,8 @@
 import { CompiledQuery, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Ddl } from '../migrations/ddl.js';
-import { withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 /** The channel on which a commit that wrote change records is signalled. */
@@ -77,8 +77,13 @@ const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection 
 
 const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
 
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false, foreignKeysIndexed: false };
+
+const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey())));
+
 const ddl: Ddl = {
-  createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey()))),
+  createEntryTable,
+  createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   // Explicit ids do not move a PostgreSQL sequence.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
   continueIdsAfterSeeds: async (db, table) => {
@@ -106,7 +111,7 @@ const ddl: Ddl = {
 
 export const postgresDialect: DatabaseDialect = {
   schemes: ['postgres:', 'postgresql:'],
-  capabilities: { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false },
+  capabilities,
   describe: (url) => describeServer('postgres', parseServerUrl(url)),
   open,
   privateToProcess: () => false,

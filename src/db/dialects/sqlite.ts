@@ -23,8 +23,8 @@ import { ConfigError } from '../../errors/config-error.js';
 import { makeRoom } from '../bounded-map.js';
 import { WalCheckpointer } from '../wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
-import { withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
+import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
 
 // A deferred BEGIN takes the write lock only at the first write: when another process (a
 // cluster worker) committed since this transaction read, SQLite fails it with BUSY_SNAPSHOT
@@ -264,8 +264,13 @@ async function createSearchTable(db: Kysely<any>, table: string, name: string, c
   await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
 }
 
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: false };
+
+const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())));
+
 const ddl: Ddl = {
-  createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))),
+  createEntryTable,
+  createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   // AUTOINCREMENT continues after the largest id ever used.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
   continueIdsAfterSeeds: async () => undefined,
@@ -284,7 +289,7 @@ const ddl: Ddl = {
 
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
-  capabilities: { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
+  capabilities,
   describe: (url) => {
     const path = sqlitePath(url);
     return path === ':memory:' ? 'sqlite (in memory)' : `sqlite (${path})`;
