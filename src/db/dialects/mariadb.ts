@@ -86,8 +86,8 @@ const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
 const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
-  // AUTO_INCREMENT continues after the largest id.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
+  // AUTO_INCREMENT continues after the largest id.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, table, name) => {
     await db.schema.dropIndex(name).on(table).execute();
@@ -128,9 +128,9 @@ export const mariadbDialect: DatabaseDialect = {
       await sql`analyze table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
     },
     explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
-    // Access type ALL: every row of the table is read.
     sortsAllRows: (plan) => plan.some((row) => String(row.Extra ?? '').includes('Using filesort')),
     readsTable: (plan, table) => plan.some((row) => row.table === table),
+    // Access type ALL: every row of the table is read.
     scansWholeTable: (plan, table) => plan.some((row) => row.table === table && row.type === 'ALL'),
   },
 };

@@ -84,20 +84,20 @@ const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTim
 const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
-  // Explicit ids do not move a PostgreSQL sequence.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  // Explicit ids do not move a PostgreSQL sequence.
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
   },
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
-  // pg_trgm is a trusted extension: the database's owner may create it. Without fastupdate,
-  // a write updates the index at once: no pending list that every search must read (and
-  // that makes the planner shun the index until a vacuum).
   dropSearchIndex: async (db, _table, name, columns) => {
     for (const column of columns) await sql`drop index ${sql.id(`${name}_${column}`)}`.execute(db);
   },
+  // pg_trgm is a trusted extension: the database's owner may create it. Without fastupdate,
+  // a write updates the index at once: no pending list that every search must read (and
+  // that makes the planner shun the index until a vacuum).
   createSearchIndex: async (db, table, name, columns) => {
     await sql`create extension if not exists pg_trgm`.execute(db);
     for (const column of columns) {

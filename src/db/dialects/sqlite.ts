@@ -271,19 +271,19 @@ const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTim
 const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
-  // AUTOINCREMENT continues after the largest id ever used.
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  // AUTOINCREMENT continues after the largest id ever used.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
-  // NULL already sorts first here (and MariaDB has no NULLS FIRST).
   dropSearchIndex: async (db, _table, name) => dropSearchTable(db, name),
   createSearchIndex: async (db, table, name, columns) => createSearchTable(db, table, name, columns, ''),
   trimSearchIndex: async (db, table, name, columns) => {
     await dropSearchTable(db, name);
     await createSearchTable(db, table, name, columns, ', columnsize=0');
   },
+  // NULL already sorts first here.
   nullsFirst: (column) => sql.ref(column),
 };
 
@@ -314,12 +314,12 @@ export const sqliteDialect: DatabaseDialect = {
   ddl,
   queries: {
     joinedIds: (column) => sql`group_concat(${column})`,
-    // The trigram index narrows to rows holding the text in some column (folding case); the
-    // LIKE the store keeps decides, so results are those of the plain scan. Under three
-    // characters there is no trigram to look up.
     // SQLite takes an equality on an indexed column over reading the sort's index in order,
     // whatever its statistics say; a unary plus keeps the index out of it.
     notIndexed: (column) => sql`+${sql.ref(column)}`,
+    // The trigram index narrows to rows holding the text in some column (folding case); the
+    // LIKE the store keeps decides, so results are those of the plain scan. Under three
+    // characters there is no trigram to look up.
     searchIndexMatch: (index, text) =>
       [...text].length < 3
         ? undefined
@@ -330,10 +330,10 @@ export const sqliteDialect: DatabaseDialect = {
       await sql`pragma optimize = 0x10002`.execute(db);
     },
     explain: (query) => CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-    // "SCAN servers" walks the table; "SCAN servers USING INDEX …" walks an index in order
-    // (a sort read in index order, stopped at the page's end); SEARCH looks up.
     // "USE TEMP B-TREE FOR RIGHT PART OF ORDER BY" sorts only ties of the first key.
     sortsAllRows: (plan) => plan.some((row) => String(row.detail) === 'USE TEMP B-TREE FOR ORDER BY'),
+    // "SCAN servers" walks the table; "SCAN servers USING INDEX …" walks an index in order
+    // (a sort read in index order, stopped at the page's end); SEARCH looks up.
     readsTable: (plan, table) => plan.some((row) => new RegExp(`^(SCAN|SEARCH) ${table}\\b`).test(String(row.detail))),
     scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`^SCAN ${table}\\b(?!.*USING (COVERING )?INDEX)`).test(String(row.detail))),
   },
