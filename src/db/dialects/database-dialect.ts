@@ -10,9 +10,9 @@ export interface DatabaseCapabilities {
   /** UPDATE … RETURNING costs about what the update alone does. Not in SQLite, which runs
    * RETURNING like a trigger, in a statement savepoint: an FTS5 table written earlier in the
    * transaction (the servers' search index) flushes its pending terms at that savepoint,
-   * inside the statement, journalling every page it writes (about 40 µs, against some 20 µs
-   * for the same flush at the write's own savepoint release, plus 1 µs to select the value).
-   * MariaDB has no UPDATE … RETURNING. */
+   * inside the statement, journalling every page it writes, which costs far more than the same
+   * flush at the write's own savepoint release plus a SELECT of the value (docs/decisions.md,
+   * "Writes are committed in groups on SQLite"). MariaDB has no UPDATE … RETURNING. */
   readonly updateReturning: boolean;
   /** SELECT … FOR UPDATE exists and is needed: concurrent transactions could otherwise both
    * read an entry before either writes it. SQLite has neither the syntax nor the need: its

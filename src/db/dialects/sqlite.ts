@@ -189,9 +189,9 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const checkpointer = writtenFile ? new WalCheckpointer(database, path, options.sqliteSynchronous, options.warn ?? (() => undefined)) : undefined;
   const prepare = statementCache(database);
   // The row as an array of its values: better-sqlite3 builds an object row property by
-  // property through V8's slow path (6.9 µs of a GET by id's miss in perf; reading arrays
-  // gave 1.09x GETs a second at a million servers). Statements of their own: raw mode is a
-  // statement's state, and the same SQL runs in object mode in write transactions.
+  // property through V8's slow path, a large part of a GET by id's miss (the measurements:
+  // docs/decisions.md, "GET by id is served from memory on SQLite"). Statements of their own:
+  // raw mode is a statement's state, and the same SQL runs in object mode in write transactions.
   const prepareRaw = statementCache(database, true);
   return {
     dialect: new ImmediateSqliteDialect({
@@ -325,7 +325,7 @@ export const sqliteDialect: DatabaseDialect = {
         ? undefined
         : { condition: (value) => sql<SqlBool>`id in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${value})`, value: `"${text.replace(/"/g, '""')}"` },
     // All tables (0x10000), analysing those never analysed or grown or shrunk 25-fold since;
-    // analysis_limit (set at open) makes each a sample, milliseconds at a million rows.
+    // analysis_limit (set at open) makes each a sample, cheap however large the table.
     refreshStatistics: async (db) => {
       await sql`pragma optimize = 0x10002`.execute(db);
     },
