@@ -212,7 +212,8 @@ export function id(): FieldType {
  * 9999 once in UTC: stored as toISOString writes it, the text then sorts as time does (a year
  * beyond would be written +010000 and sort wrong). */
 const DATE_TIME = Type.String({ format: 'date-time', maxLength: 64 });
-const isInstant = (value: unknown): boolean => {
+/** Whether a text the DATE_TIME schema accepts names such an instant. */
+export const isInstant = (value: unknown): boolean => {
   if (typeof value !== 'string') return false;
   const time = Date.parse(value);
   return !Number.isNaN(time) && new Date(time).toISOString().length === 24;
