@@ -7,12 +7,11 @@ import { ConfigError, loadConfig } from './config/config.js';
 import { assertPortFree } from './http/port-free.js';
 import { runServer } from './run-server.js';
 
-// V8 lets the old generation grow to several times what is live before a full collection.
-// Under sustained writes that kept 80 MB of garbage and resident memory above 200 MB, for
-// about 40 MB live; growing by half instead kept it near 160 MB at the same throughput. At a
-// million servers with the list cache churning, half still let resident memory reach 190-210
-// MB; a quarter kept it at 182-190, for 2-8 % more CPU on the requests that allocate most
-// (docs/performance.md). V8 reads this flag at each collection, so setting it here works.
+// V8 lets the old generation grow to several times what is live before a full collection:
+// under sustained writes resident memory went past the bound the service is held to, mostly
+// garbage. Growing by a quarter keeps it under, for a little more CPU on the requests that
+// allocate most (the measurements: docs/performance.md, "Log lines and heap growth"). V8
+// reads this flag at each collection, so setting it here works.
 const HEAP_GROWING_PERCENT = 25;
 
 async function main(): Promise<void> {

@@ -4,6 +4,8 @@
 // rules, uniqueness, list totals, entity tags, and the OpenAPI document.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { connectDatabase } from '../src/db/connect.js';
 import type { Migration } from '../src/db/migrations/ddl.js';
 import { MIGRATIONS } from '../src/db/migrations/index.js';
 import * as types from '../src/registry/field-types.js';
@@ -13,6 +15,7 @@ import { RESOURCES } from '../src/registry/resources.js';
 import { lintOpenApiDocuments, reportIsClean } from '../scripts/lint-openapi.js';
 import { build } from './support/app.js';
 import { checkerFor } from './support/openapi-response-checker.js';
+import { BACKEND } from './support/test-database.js';
 
 const text = (en: string) => ({ en, fr: en });
 
@@ -35,20 +38,81 @@ const widgets: ResourceDefinition = {
 /** The migration a maintainer would add to src/db/migrations/: its own DDL only. */
 const createWidgets: Migration = {
   async up(db, ddl) {
-    await ddl
-      .createEntryTable(db, 'widgets', (table) =>
-        table
-          .addColumn('label', 'varchar(40)', (c) => c.notNull())
-          .addColumn('id_client', 'integer', (c) => c.notNull().references('clients.id'))
-          .addColumn('refresh_seconds', 'integer', (c) => c.notNull())
-          .addUniqueConstraint('widgets_label_unique', ['label']),
-      )
-      .execute();
+    await ddl.createEntryTableWithReferences(db, 'widgets', { id_client: { table: 'clients' } }, (table) =>
+      table
+        .addColumn('label', 'varchar(40)', (c) => c.notNull())
+        .addColumn('refresh_seconds', 'integer', (c) => c.notNull())
+        .addUniqueConstraint('widgets_label_unique', ['label']),
+    );
   },
 };
 
-const registry = new Registry([...RESOURCES, widgets]);
-const migrations = { ...MIGRATIONS, '9000-widgets': createWidgets };
+/** A second entry, with the field types a maintainer reaches for next: dates a request sets,
+ * and a reference. */
+const windows: ResourceDefinition = {
+  name: 'maintenance-windows',
+  schemaName: 'MaintenanceWindow',
+  table: 'maintenance_windows',
+  description: text('Planned maintenance of a client.'),
+  fields: {
+    label: { type: types.text(1, 40), column: 'label', required: true, description: text('What is done.') },
+    starts_at: { type: types.dateTime(), column: 'starts_at', required: true, description: text('When it starts.') },
+    ends_at: { type: types.dateTimeOrNull(), column: 'ends_at', default: null, description: text('When it ends; null: open-ended.') },
+    id_client: { type: types.reference('clients'), column: 'id_client', required: true, description: text('Client whose servers are maintained.') },
+  },
+  unique: [],
+  deletion: { mode: 'hard' },
+  example: { label: 'Upgrade', starts_at: '2026-03-01T22:00:00.000Z', ends_at: null, id_client: 99 },
+};
+
+const createWindows: Migration = {
+  async up(db, ddl) {
+    await ddl.createEntryTableWithReferences(db, 'maintenance_windows', { id_client: { table: 'clients' } }, (table) =>
+      table
+        .addColumn('label', 'varchar(40)', (c) => c.notNull())
+        .addColumn('starts_at', 'varchar(32)', (c) => c.notNull())
+        .addColumn('ends_at', 'varchar(32)'),
+    );
+  },
+};
+
+const registry = new Registry([...RESOURCES, widgets, windows]);
+const migrations = { ...MIGRATIONS, '9000-widgets': createWidgets, '9001-maintenance-windows': createWindows };
+
+/** The indexes of `table` that lead with `column`, by name, as the database lists them. */
+async function indexesLeadingWith(url: string, table: string, column: string): Promise<string[]> {
+  const handle = connectDatabase(url, { sqliteSynchronous: 'NORMAL', poolSize: 1, connectTimeoutMs: 3000, queryTimeoutMs: 10_000, readOnly: false });
+  try {
+    if (BACKEND === 'sqlite') {
+      const indexes = (await sql<{ name: string }>`select name from pragma_index_list(${table})`.execute(handle.db)).rows;
+      const leading = [];
+      for (const { name } of indexes) {
+        const first = (await sql<{ name: string }>`select name from pragma_index_info(${name}) where seqno = 0`.execute(handle.db)).rows[0];
+        if (first?.name === column) leading.push(name);
+      }
+      return leading;
+    }
+    if (BACKEND === 'postgres') {
+      const rows = (await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where tablename = ${table}`.execute(handle.db)).rows;
+      return rows.filter((row) => row.indexdef.includes(`(${column})`) || row.indexdef.includes(`(${column},`)).map((row) => row.indexname);
+    }
+    const rows = (await sql<{ Key_name: string; Column_name: string; Seq_in_index: number }>`show index from ${sql.table(table)}`.execute(handle.db)).rows;
+    return rows.filter((row) => Number(row.Seq_in_index) === 1 && row.Column_name === column).map((row) => row.Key_name);
+  } finally {
+    await handle.db.destroy();
+  }
+}
+
+/** How SQLite runs the delete check's query (store-transaction.ts, idsReferencing). */
+async function sqlitePlanOfReferencing(url: string, table: string, column: string): Promise<string> {
+  const handle = connectDatabase(url, { sqliteSynchronous: 'NORMAL', poolSize: 1, connectTimeoutMs: 3000, queryTimeoutMs: 10_000, readOnly: false });
+  try {
+    const rows = (await sql<{ detail: string }>`explain query plan select id from ${sql.table(table)} where ${sql.ref(column)} = 1 order by id limit 10`.execute(handle.db)).rows;
+    return rows.map((row) => row.detail).join('; ');
+  } finally {
+    await handle.db.destroy();
+  }
+}
 
 describe('an eighth resource: one registry entry and one migration', () => {
   test('is served completely, and every answer is the one its document declares', async (t) => {
@@ -123,6 +187,64 @@ describe('an eighth resource: one registry entry and one migration', () => {
     for (const report of reports) assert.ok(reportIsClean(report), JSON.stringify(report));
   });
 
+  test('dates a request sets are checked, stored as UTC to the millisecond, filtered and sorted; the reference is indexed', async (t) => {
+    const { app, database } = await build(t, { registry, migrations });
+    const call = async (method: string, url: string, body?: unknown) => {
+      const reply = await app.inject({ method: method as 'GET', url, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }) });
+      return { status: reply.statusCode, body: reply.body === '' ? undefined : reply.json() };
+    };
+    const WINDOWS = '/en/api/config/maintenance-windows';
+    const client = (await call('POST', '/en/api/config/clients', { libelle: 'ACME' })).body.id as number;
+
+    for (const bad of ['banana', '2026-02-30T10:00:00Z', '2026-03-01T10:00:00', '2026-03-01', '2026-12-31T23:59:60Z', 12]) {
+      const refused = await call('POST', WINDOWS, { label: 'Upgrade', starts_at: bad, id_client: client });
+      assert.equal(refused.status, 422, String(bad));
+      assert.deepEqual(refused.body.errors.map((e: { field: string }) => e.field), ['starts_at'], String(bad));
+      assert.match(refused.body.errors[0].message, /ISO 8601/);
+    }
+    assert.deepEqual((await call('POST', WINDOWS, { label: 'Upgrade', starts_at: '2026-03-01T10:00:00Z', ends_at: 'soon', id_client: client })).body.errors.map((e: { field: string }) => e.field), ['ends_at']);
+    // A value whose UTC form leaves years 0000 to 9999 would not sort as text with the others.
+    assert.equal((await call('POST', WINDOWS, { label: 'Late', starts_at: '9999-12-31T23:30:00-01:00', id_client: client })).status, 422);
+
+    const first = await call('POST', WINDOWS, { label: 'Upgrade', starts_at: '2026-03-01T23:30:00+02:00', ends_at: '2026-03-02t01:00:00.5z', id_client: client });
+    assert.equal(first.status, 201);
+    assert.equal(first.body.item.starts_at, '2026-03-01T21:30:00.000Z');
+    assert.equal(first.body.item.ends_at, '2026-03-02T01:00:00.500Z');
+    const second = await call('POST', WINDOWS, { label: 'Reboot', starts_at: '2026-02-28T08:00:00.123456Z', id_client: client });
+    assert.equal(second.body.item.starts_at, '2026-02-28T08:00:00.123Z');
+    assert.equal(second.body.item.ends_at, null);
+    assert.deepEqual((await call('GET', `${WINDOWS}/${first.body.id}`)).body.item.starts_at, '2026-03-01T21:30:00.000Z');
+    const patched = await call('PATCH', `${WINDOWS}/${second.body.id}`, { ends_at: '2026-02-28T09:00:00+00:00' });
+    assert.equal(patched.body.item.ends_at, '2026-02-28T09:00:00.000Z');
+
+    // Filters compare the instant, however the query spells it; sorts follow time.
+    const filtered = await call('GET', `${WINDOWS}?starts_at=${encodeURIComponent('2026-03-01T22:30:00+01:00')}`);
+    assert.deepEqual(filtered.body.items.map((item: { id: number }) => item.id), [first.body.id]);
+    assert.equal((await call('GET', `${WINDOWS}?ends_at=${encodeURIComponent('2026-03-02T01:00:00.5Z')}`)).body.total, 1);
+    assert.equal((await call('GET', `${WINDOWS}?starts_at=banana`)).status, 400);
+    const sorted = await call('GET', `${WINDOWS}?sort=starts_at`);
+    assert.deepEqual(sorted.body.items.map((item: { id: number }) => item.id), [second.body.id, first.body.id]);
+    const reversed = await call('GET', `${WINDOWS}?sort=-starts_at&id_client=${client}`);
+    assert.deepEqual(reversed.body.items.map((item: { id: number }) => item.id), [first.body.id, second.body.id]);
+
+    // The document declares the dates writable, as date-times.
+    const document = (await call('GET', '/en/api/openApi')).body;
+    for (const schema of ['MaintenanceWindowCreate', 'MaintenanceWindow']) {
+      const startsAt = document.components.schemas[schema].properties.starts_at;
+      assert.equal(startsAt.format, 'date-time', schema);
+      assert.equal(startsAt.readOnly, undefined, schema);
+    }
+
+    // The referenced client cannot go while windows point at it, and finding them uses an index.
+    const refused = await call('DELETE', `/en/api/config/clients/${client}`);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'REFERENCED');
+    assert.deepEqual(refused.body.referenced_by, [{ resource: 'maintenance-windows', ids: [first.body.id, second.body.id].sort((a, b) => a - b) }]);
+    const indexes = await indexesLeadingWith(database.url, 'maintenance_windows', 'id_client');
+    assert.equal(indexes.length, 1, `one index on id_client, not ${JSON.stringify(indexes)}`);
+    if (BACKEND === 'sqlite') assert.match(await sqlitePlanOfReferencing(database.url, 'maintenance_windows', 'id_client'), /USING (COVERING )?INDEX/);
+  });
+
   test('a registry entry that names what does not exist stops the start with a clear message', () => {
     const broken: ResourceDefinition = {
       ...widgets,
@@ -130,6 +252,13 @@ describe('an eighth resource: one registry entry and one migration', () => {
       unique: [{ fields: ['labell'] }],
     };
     assert.throws(() => new Registry([...RESOURCES, broken]), /widgets\.owner points at no resource "owners".*unique rule names no field "labell"|unique rule names no field "labell".*widgets\.owner points at no resource "owners"/);
+  });
+
+  test('a field of a type that responses alone show, declared writable, stops the start with a clear message', () => {
+    const writableStamp: ResourceDefinition = { ...windows, fields: { ...windows.fields, checked_at: { type: types.timestamp(), column: 'checked_at', description: text('x') } } };
+    assert.throws(() => new Registry([...RESOURCES, writableStamp]), /maintenance-windows\.checked_at: its type is only ever written by the service; declare the field readOnly, or use a type a request may set \(types\.dateTime\(\) for a date\)/);
+    const readOnlyStamp: ResourceDefinition = { ...windows, fields: { ...windows.fields, checked_at: { ...writableStamp.fields.checked_at!, readOnly: true } } };
+    assert.doesNotThrow(() => new Registry([...RESOURCES, readOnlyStamp]));
   });
 
   test('links may copy only a soft-deleted owner’s flag', () => {

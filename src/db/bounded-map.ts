@@ -1,7 +1,8 @@
 // Caches kept in a Map, bounded by dropping their oldest entries first (a Map iterates in
 // insertion order). A tenth goes at once: a Map keeps a hole where each deleted entry was
 // until it rehashes, and walking past thousands of holes to reach the oldest entry at every
-// insert cost more than the rest of a read (6% of a GET by id at a million servers).
+// insert cost more than the rest of a read (docs/decisions.md, "GET by id is served from
+// memory on SQLite").
 
 /** Called before adding to `map`: once it holds `capacity` entries, drops its oldest tenth. */
 export function makeRoom<K, V>(map: Map<K, V>, capacity: number): void {

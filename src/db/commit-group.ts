@@ -1,6 +1,6 @@
 // Group commit for a database that runs one write transaction at a time (SQLite). Each COMMIT
-// waits for an fsync of the log, which, one write per transaction, caps durable writes at a
-// few hundred to a couple of thousand a second. Writes that arrive together share one
+// waits for an fsync of the log, which, one write per transaction, caps durable writes at the
+// disk's fsync rate (docs/decisions.md, "Writes are committed in groups on SQLite"). Writes that arrive together share one
 // transaction instead: each runs in a savepoint of its own, so that a refused write undoes
 // only itself, and every write of the group is answered after the one COMMIT has made them
 // all durable. Nothing is acknowledged before its COMMIT; if the COMMIT (or the transaction)
@@ -104,7 +104,8 @@ export class CommitGroup {
  * Sends the statements the group's writes run with `executeQuery` (the store's compiled
  * templates, the savepoints) straight to the connection, which the transaction holds from
  * BEGIN to COMMIT: Kysely's executor wraps each statement in several promises and objects,
- * 2-3 µs, as long as SQLite takes to run most of a write's statements. Statements built and
+ * which take as long as SQLite takes to run most of a write's statements (docs/decisions.md,
+ * "Writes are committed in groups on SQLite"). Statements built and
  * run with `.execute()`, and the COMMIT, still go through Kysely; all are awaited one after
  * the other, so the two ways never overlap.
  */

@@ -3,15 +3,14 @@
 // - Once per turn: SonicBoom measures the byte length of its whole pending buffer at every
 //   write; at one access line per request that cost more than forming the lines.
 // - Synchronous (pino's own default): an asynchronous write goes through libuv's thread pool,
-//   a hand-over and a wake-up each turn that cost more than the write itself (about 6 % of
-//   the CPU of a GET from the entry cache, A/B of two builds in turns). The write is
+//   a hand-over and a wake-up each turn that cost more than the write itself (the figures:
+//   docs/performance.md, "Log lines and heap growth"). The write is
 //   to a file, /dev/null or a pipe that a log shipper reads; a reader that stops reading
 //   stalls the service once the pipe is full (64 KB), where an asynchronous write would
 //   instead have kept every line in memory, without bound.
 // - As one Buffer (SonicBoom's 'buffer' mode): the turn's lines are encoded to UTF-8 once.
 //   Given a string, SonicBoom measures its byte length twice, encodes it to write it, then
-//   encodes it again to see how much was written: 4.1 % of the CPU samples of a GET from the
-//   entry cache went to the hand-over then, 2.8 % as a Buffer (perf, same load).
+//   encodes it again to see how much was written; a Buffer spares those steps.
 // Nothing is lost on a normal exit or a crash that reaches the 'exit' event: the lines of
 // the turn are written then. A SIGKILL can lose the lines of the current turn.
 import { destination } from 'pino';

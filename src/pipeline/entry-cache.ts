@@ -8,16 +8,16 @@
 //   shell) are seen through the database's change marker (SQLite's data_version), checked
 //   once per event-loop turn, before the first cached answer of the turn: the cache is
 //   dropped whenever the marker moved. A request is then answered as of the start of the
-//   turn it is handled in. (The check costs about 5 us, two file-lock calls: per request it
-//   would cost more than the cache saves. One corner is left: a check made after the turn's
+//   turn it is handled in. (The check is two file-lock calls: per request it would cost
+//   more than the cache saves. One corner is left: a check made after the turn's
 //   I/O, by a request Node resumes there, serves the next turn too.)
 // An entry is kept at its second read, not its first: a read of an entry nobody read lately
 // leaves only its key, in a small table of one key per cell (the "doorkeeper" of TinyLFU).
 // At a million servers read at random, nearly every read is a miss that pushed out an entry
-// more likely to be read again, for a hit in a hundred. Keeping each (its bytes, encoded for
-// the cache, then collected in V8's old generation) cost 7 to 11 % of such a request's CPU:
-// with the doorkeeper and a miss sent as text, 1.03x and 1.055x requests a second (in turns,
-// two runs of 6 rounds). An entry a dashboard polls is kept from its second read on.
+// more likely to be read again, for a hit in a hundred, and keeping each (its bytes, encoded
+// for the cache, then collected in V8's old generation) cost a noticeable share of such a
+// request's CPU (the measurements: docs/decisions.md, "GET by id is served from memory on
+// SQLite"). An entry a dashboard polls is kept from its second read on.
 //
 // Where the database has no such marker (PostgreSQL, MariaDB: other instances write without
 // this one knowing), there is no cache.

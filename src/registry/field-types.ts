@@ -22,6 +22,9 @@ export interface FieldType {
   readonly searchable: boolean;
   /** Set on the type of a field that holds the id of another resource's entry. */
   readonly references?: Reference;
+  /** Only the service writes values of this type (ids, the timestamps it keeps): a field of
+   * it must be `readOnly`, which the Registry checks. Its `input` serves list filters alone. */
+  readonly outputOnly: boolean;
 }
 
 export interface Reference {
@@ -54,6 +57,8 @@ export interface FieldTypeOptions {
   references?: Reference;
   /** A check beyond the schema's, on a value the schema accepts. */
   accepts?: (value: unknown) => boolean;
+  /** See FieldType.outputOnly; false unless set. */
+  outputOnly?: boolean;
 }
 
 /** A field type from its schema and words; for the types below, and for descriptions made
@@ -70,6 +75,7 @@ export function fieldType(options: FieldTypeOptions): FieldType {
     toColumn: options.toColumn ?? identity,
     fromColumn: options.fromColumn ?? identity,
     searchable: options.searchable ?? false,
+    outputOnly: options.outputOnly ?? false,
     ...(options.references === undefined ? {} : { references: options.references }),
   };
 }
@@ -197,36 +203,55 @@ export function id(): FieldType {
     input: Type.Integer({ minimum: 1, maximum: MAX_ID }),
     expectation: message('field.integer', { min: 1, max: MAX_ID }),
     fromColumn: (value) => Number(value),
+    outputOnly: true,
   });
 }
 
 /** An ISO 8601 date-time (RFC 3339: date, time, offset) that names an instant JavaScript can
- * represent (RFC 3339 allows a leap second, 23:59:60, which Date does not). */
+ * represent (RFC 3339 allows a leap second, 23:59:60, which Date does not), in years 0000 to
+ * 9999 once in UTC: stored as toISOString writes it, the text then sorts as time does (a year
+ * beyond would be written +010000 and sort wrong). */
 const DATE_TIME = Type.String({ format: 'date-time', maxLength: 64 });
-const isInstant = (value: unknown): boolean => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+/** Whether a text the DATE_TIME schema accepts names such an instant. */
+export const isInstant = (value: unknown): boolean => {
+  if (typeof value !== 'string') return false;
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && new Date(time).toISOString().length === 24;
+};
+const toUtc = (value: unknown): unknown => (value === null ? null : new Date(value as string).toISOString());
 
-/** When an entry was created or changed, written by the service. Bodies never set it (it is
- * managed); as a list filter it must be a date-time, compared as the service stores it: the
- * UTC instant to the millisecond, as toISOString writes it. */
-export function timestamp(): FieldType {
+/** A date-time, or null where `nullable`: checked, and kept as the UTC instant to the
+ * millisecond (so that equal instants compare equal, and the text sorts as time does). */
+function dateTimeType(nullable: boolean, outputOnly: boolean): FieldType {
   return fieldType({
-    input: DATE_TIME,
-    output: Type.String({ format: 'date-time' }),
+    input: nullable ? Type.Union([DATE_TIME, Type.Null()]) : DATE_TIME,
+    output: nullable ? Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) : Type.String({ format: 'date-time' }),
     expectation: message('field.timestamp'),
-    accepts: isInstant,
-    normalise: (value) => new Date(value as string).toISOString(),
+    accepts: nullable ? (value) => value === null || isInstant(value) : isInstant,
+    normalise: toUtc,
+    outputOnly,
   });
+}
+
+/** A date and time a request sets (a field of a resource: when a maintenance starts). */
+export function dateTime(): FieldType {
+  return dateTimeType(false, false);
+}
+
+/** The same, or null. */
+export function dateTimeOrNull(): FieldType {
+  return dateTimeType(true, false);
+}
+
+/** When an entry was created or changed, written by the service: only a `readOnly` field may
+ * be of this type. As a list filter it must be a date-time, compared as the service stores it. */
+export function timestamp(): FieldType {
+  return dateTimeType(false, true);
 }
 
 /** The same, or null: for a timestamp the service writes later, if ever. */
 export function timestampOrNull(): FieldType {
-  return fieldType({
-    input: Type.Union([DATE_TIME, Type.Null()]),
-    output: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    expectation: message('field.timestamp'),
-    accepts: (value) => value === null || isInstant(value),
-    normalise: (value) => (value === null ? null : new Date(value as string).toISOString()),
-  });
+  return dateTimeType(true, true);
 }
 
 // IPv6 addresses have many spellings; store one so that uniqueness compares like with like.

@@ -1,6 +1,7 @@
 // The set of resources a service serves, checked once when it is made: a resource added with
-// a typo (a unique rule or a reference naming a field or resource that does not exist) stops
-// the start-up with a clear message instead of failing on the first request.
+// a typo (a unique rule or a reference naming a field or resource that does not exist), or
+// with a field a request may set of a type only the service writes, stops the start-up with a
+// clear message instead of failing on the first request.
 import type { Reference } from './field-types.js';
 import type { LinkTable, ResourceDefinition } from './resource-definition.js';
 import { RESOURCES } from './resources.js';
@@ -62,6 +63,9 @@ export class Registry {
       const target = field.type.references?.resource;
       if (target !== undefined && !this.byName.has(target)) problems.push(`${resource.name}.${name} points at no resource "${target}"`);
       if ((field.type.references?.many === true) !== (field.link !== undefined)) problems.push(`${resource.name}.${name}: a set of ids needs a link table, and only it`);
+      if (field.type.outputOnly && field.readOnly !== true) {
+        problems.push(`${resource.name}.${name}: its type is only ever written by the service; declare the field readOnly, or use a type a request may set (types.dateTime() for a date)`);
+      }
       if (field.link?.ownerDeletedColumn !== undefined && resource.deletion.mode !== 'soft') problems.push(`${resource.name}.${name}: only the links of a soft-deleted resource copy its flag`);
     }
     return problems;

@@ -7,7 +7,7 @@ import Type from 'typebox';
 import { canonicalRange } from '../auth/address-ranges.js';
 import { TOKEN_NAME_PATTERN, TOKEN_SCOPES } from '../auth/caller.js';
 import { message } from '../messages/messages.js';
-import { fieldType, oneOf, timestampOrNull, type FieldType } from '../registry/field-types.js';
+import { fieldType, isInstant, oneOf, timestampOrNull, type FieldType } from '../registry/field-types.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** Networks one token may list in `allowed_ips`. */
@@ -26,6 +26,8 @@ function expiry(): FieldType {
   return fieldType({
     input: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     expectation: message('field.expiry'),
+    // RFC 3339 allows a leap second (23:59:60), which Date cannot hold.
+    accepts: (value) => value === null || isInstant(value),
     normalise: (value) => (value === null ? null : new Date(value as string).toISOString()),
   });
 }

@@ -43,8 +43,8 @@ export function listStatements(
   // With a set filter (`tag=`), the first one's link table drives the query: its index
   // (target, owner) read from the end gives the owners newest first, a page of them costs a
   // page of lookups and a count stops at its limit. Written `id in (select owner …)`, SQLite
-  // would collect every owner of the tag first (all 10,000 of a tag at a million servers, on
-  // every request). Only while the link table's columns cannot be mistaken for the resource's.
+  // would collect every owner of the tag first, on every request (docs/decisions.md, "A tag
+  // filter is driven by its link table"). Only while the link table's columns cannot be mistaken for the resource's.
   const firstLink = list.linkFilters[0]?.link;
   const linkColumns = firstLink === undefined ? [] : [firstLink.ownerColumn, firstLink.targetColumn, ...(firstLink.ownerDeletedColumn === undefined ? [] : [firstLink.ownerDeletedColumn])];
   const canDrive = firstLink !== undefined && !linkColumns.some((column) => column in resource.fields || Object.values(resource.fields).some((field) => field.column === column));

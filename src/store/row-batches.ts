@@ -2,8 +2,9 @@
 // rows, not a thousand of one. In SQLite, inside a transaction, a statement that may abort
 // (foreign keys, unique indexes, triggers) first copies every page it is about to change into
 // a statement journal, so that it can undo itself alone: a server row changes a page of each
-// of its fourteen indexes, and one statement per row paid that copy for every row (measured on
-// a copy of a seeded database: 70-80 ms for 1,000 single-row INSERTs, 20-30 ms for 10 of 100).
+// of its fourteen indexes, and one statement per row paid that copy for every row, several times
+// the cost of batches (the measurement: docs/decisions.md, "A bulk create is checked entry by
+// entry, then stored a hundred rows per statement").
 // Statement sizes come from a fixed set, so that a table and list of columns has at most three
 // statement texts, whatever the sizes of the requests.
 import type { SlotMaker } from './query-templates.js';

@@ -10,9 +10,9 @@ export interface DatabaseCapabilities {
   /** UPDATE … RETURNING costs about what the update alone does. Not in SQLite, which runs
    * RETURNING like a trigger, in a statement savepoint: an FTS5 table written earlier in the
    * transaction (the servers' search index) flushes its pending terms at that savepoint,
-   * inside the statement, journalling every page it writes (about 40 µs, against some 20 µs
-   * for the same flush at the write's own savepoint release, plus 1 µs to select the value).
-   * MariaDB has no UPDATE … RETURNING. */
+   * inside the statement, journalling every page it writes, which costs far more than the same
+   * flush at the write's own savepoint release plus a SELECT of the value (docs/decisions.md,
+   * "Writes are committed in groups on SQLite"). MariaDB has no UPDATE … RETURNING. */
   readonly updateReturning: boolean;
   /** SELECT … FOR UPDATE exists and is needed: concurrent transactions could otherwise both
    * read an entry before either writes it. SQLite has neither the syntax nor the need: its
@@ -29,6 +29,9 @@ export interface DatabaseCapabilities {
   /** NULL sorts before every value, ascending (SQLite, MariaDB); elsewhere (PostgreSQL) the
    * store says NULLS FIRST / NULLS LAST, so that lists sort alike on every backend. */
   readonly nullsSortFirst: boolean;
+  /** A foreign key gets an index on its column from the database itself (InnoDB), so the
+   * DDL helpers make none of their own; SQLite and PostgreSQL index only what they are told. */
+  readonly foreignKeysIndexed: boolean;
 }
 
 /** What a driver error means for the API. `full`: the database's disk has no room left;

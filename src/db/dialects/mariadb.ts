@@ -4,8 +4,8 @@ import { CompiledQuery, MysqlDialect, sql } from 'kysely';
 import { createPool } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
-import { withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 function open(url: string, options: ConnectOptions): OpenedDatabase {
@@ -77,12 +77,17 @@ const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = ut
 
 const failureOf = serverFailureOf(FAILURES);
 
-const ddl: Ddl = {
-  createEntryTable: (db, name, columns) =>
+const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: true };
+
+const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
-      .modifyEnd(TABLE_OPTIONS),
-  // AUTO_INCREMENT continues after the largest id.
+      .modifyEnd(TABLE_OPTIONS);
+
+const ddl: Ddl = {
+  createEntryTable,
+  createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
+  // AUTO_INCREMENT continues after the largest id.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, table, name) => {
     await db.schema.dropIndex(name).on(table).execute();
@@ -97,7 +102,7 @@ const ddl: Ddl = {
 
 export const mariadbDialect: DatabaseDialect = {
   schemes: ['mysql:', 'mariadb:'],
-  capabilities: { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true },
+  capabilities,
   describe: (url) => describeServer('mariadb', parseServerUrl(url)),
   open,
   privateToProcess: () => false,
@@ -123,9 +128,9 @@ export const mariadbDialect: DatabaseDialect = {
       await sql`analyze table ${sql.join(tables.map((table) => sql.table(table)))}`.execute(db);
     },
     explain: (query) => CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
-    // Access type ALL: every row of the table is read.
     sortsAllRows: (plan) => plan.some((row) => String(row.Extra ?? '').includes('Using filesort')),
     readsTable: (plan, table) => plan.some((row) => row.table === table),
+    // Access type ALL: every row of the table is read.
     scansWholeTable: (plan, table) => plan.some((row) => row.table === table && row.type === 'ALL'),
   },
 };

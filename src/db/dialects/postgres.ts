@@ -3,8 +3,8 @@
 import { CompiledQuery, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Ddl } from '../migrations/ddl.js';
-import { withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 /** The channel on which a commit that wrote change records is signalled. */
@@ -77,22 +77,27 @@ const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection 
 
 const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
 
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false, foreignKeysIndexed: false };
+
+const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey())));
+
 const ddl: Ddl = {
-  createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey()))),
-  // Explicit ids do not move a PostgreSQL sequence.
+  createEntryTable,
+  createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  // Explicit ids do not move a PostgreSQL sequence.
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
   },
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
-  // pg_trgm is a trusted extension: the database's owner may create it. Without fastupdate,
-  // a write updates the index at once: no pending list that every search must read (and
-  // that makes the planner shun the index until a vacuum).
   dropSearchIndex: async (db, _table, name, columns) => {
     for (const column of columns) await sql`drop index ${sql.id(`${name}_${column}`)}`.execute(db);
   },
+  // pg_trgm is a trusted extension: the database's owner may create it. Without fastupdate,
+  // a write updates the index at once: no pending list that every search must read (and
+  // that makes the planner shun the index until a vacuum).
   createSearchIndex: async (db, table, name, columns) => {
     await sql`create extension if not exists pg_trgm`.execute(db);
     for (const column of columns) {
@@ -106,7 +111,7 @@ const ddl: Ddl = {
 
 export const postgresDialect: DatabaseDialect = {
   schemes: ['postgres:', 'postgresql:'],
-  capabilities: { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false },
+  capabilities,
   describe: (url) => describeServer('postgres', parseServerUrl(url)),
   open,
   privateToProcess: () => false,

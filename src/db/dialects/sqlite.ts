@@ -23,8 +23,8 @@ import { ConfigError } from '../../errors/config-error.js';
 import { makeRoom } from '../bounded-map.js';
 import { WalCheckpointer } from '../wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
-import { withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
+import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
 
 // A deferred BEGIN takes the write lock only at the first write: when another process (a
 // cluster worker) committed since this transaction read, SQLite fails it with BUSY_SNAPSHOT
@@ -189,9 +189,9 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   const checkpointer = writtenFile ? new WalCheckpointer(database, path, options.sqliteSynchronous, options.warn ?? (() => undefined)) : undefined;
   const prepare = statementCache(database);
   // The row as an array of its values: better-sqlite3 builds an object row property by
-  // property through V8's slow path (6.9 µs of a GET by id's miss in perf; reading arrays
-  // gave 1.09x GETs a second at a million servers). Statements of their own: raw mode is a
-  // statement's state, and the same SQL runs in object mode in write transactions.
+  // property through V8's slow path, a large part of a GET by id's miss (the measurements:
+  // docs/decisions.md, "GET by id is served from memory on SQLite"). Statements of their own:
+  // raw mode is a statement's state, and the same SQL runs in object mode in write transactions.
   const prepareRaw = statementCache(database, true);
   return {
     dialect: new ImmediateSqliteDialect({
@@ -265,27 +265,32 @@ async function createSearchTable(db: Kysely<any>, table: string, name: string, c
   await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
 }
 
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: false };
+
+const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())));
+
 const ddl: Ddl = {
-  createEntryTable: (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement()))),
-  // AUTOINCREMENT continues after the largest id ever used.
+  createEntryTable,
+  createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  // AUTOINCREMENT continues after the largest id ever used.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, _table, name) => {
     await db.schema.dropIndex(name).execute();
   },
-  // NULL already sorts first here (and MariaDB has no NULLS FIRST).
   dropSearchIndex: async (db, _table, name) => dropSearchTable(db, name),
   createSearchIndex: async (db, table, name, columns) => createSearchTable(db, table, name, columns, ''),
   trimSearchIndex: async (db, table, name, columns) => {
     await dropSearchTable(db, name);
     await createSearchTable(db, table, name, columns, ', columnsize=0');
   },
+  // NULL already sorts first here.
   nullsFirst: (column) => sql.ref(column),
 };
 
 export const sqliteDialect: DatabaseDialect = {
   schemes: ['sqlite:'],
-  capabilities: { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true },
+  capabilities,
   describe: (url) => {
     const path = sqlitePath(url);
     return path === ':memory:' ? 'sqlite (in memory)' : `sqlite (${path})`;
@@ -310,26 +315,26 @@ export const sqliteDialect: DatabaseDialect = {
   ddl,
   queries: {
     joinedIds: (column) => sql`group_concat(${column})`,
-    // The trigram index narrows to rows holding the text in some column (folding case); the
-    // LIKE the store keeps decides, so results are those of the plain scan. Under three
-    // characters there is no trigram to look up.
     // SQLite takes an equality on an indexed column over reading the sort's index in order,
     // whatever its statistics say; a unary plus keeps the index out of it.
     notIndexed: (column) => sql`+${sql.ref(column)}`,
+    // The trigram index narrows to rows holding the text in some column (folding case); the
+    // LIKE the store keeps decides, so results are those of the plain scan. Under three
+    // characters there is no trigram to look up.
     searchIndexMatch: (index, text) =>
       [...text].length < 3
         ? undefined
         : { condition: (value) => sql<SqlBool>`id in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${value})`, value: `"${text.replace(/"/g, '""')}"` },
     // All tables (0x10000), analysing those never analysed or grown or shrunk 25-fold since;
-    // analysis_limit (set at open) makes each a sample, milliseconds at a million rows.
+    // analysis_limit (set at open) makes each a sample, cheap however large the table.
     refreshStatistics: async (db) => {
       await sql`pragma optimize = 0x10002`.execute(db);
     },
     explain: (query) => CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-    // "SCAN servers" walks the table; "SCAN servers USING INDEX …" walks an index in order
-    // (a sort read in index order, stopped at the page's end); SEARCH looks up.
     // "USE TEMP B-TREE FOR RIGHT PART OF ORDER BY" sorts only ties of the first key.
     sortsAllRows: (plan) => plan.some((row) => String(row.detail) === 'USE TEMP B-TREE FOR ORDER BY'),
+    // "SCAN servers" walks the table; "SCAN servers USING INDEX …" walks an index in order
+    // (a sort read in index order, stopped at the page's end); SEARCH looks up.
     readsTable: (plan, table) => plan.some((row) => new RegExp(`^(SCAN|SEARCH) ${table}\\b`).test(String(row.detail))),
     scansWholeTable: (plan, table) => plan.some((row) => new RegExp(`^SCAN ${table}\\b(?!.*USING (COVERING )?INDEX)`).test(String(row.detail))),
   },

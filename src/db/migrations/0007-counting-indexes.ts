@@ -2,8 +2,8 @@
 //
 // A filtered list counts its matches (up to LIST_EXACT_TOTAL_MAX + 1), and each match must
 // be checked "not deleted". With the (column, id) indexes of 0005, that check read each
-// match's row: rows all over the table for a filter such as port or id_client, 0.75 ms for
-// 1,000 on SQLite and up to 27 ms on PostgreSQL (a bitmap heap scan) at a million servers.
+// match's row: rows all over the table for a filter such as port or id_client (on PostgreSQL
+// a bitmap heap scan; the measurements are in that section of docs/decisions.md).
 // The same indexes with is_deleted after the id hold everything the count reads. After the
 // id, it changes no order: the indexes still serve every sort and cursor page they served.
 // Made under new names before the old ones are dropped (MariaDB refuses to drop the index a

@@ -3,7 +3,7 @@
 //
 // A list filtered by tag reads server_tags by (id_tag, id_server), but its count (up to
 // LIST_EXACT_TOTAL_MAX + 1 matches) then read each server's row to check "not deleted": rows
-// one in a hundred apart at a million servers, twice the CPU of the plain first page. Each
+// one in a hundred apart at a million servers, costlier than the plain first page. Each
 // link now holds a copy of its server's is_deleted (owner_deleted, kept in step by the store
 // in the same transaction as the server's delete or restore), and the tag index holds it
 // after the id, so that the count reads the index alone and a page passes deleted servers

@@ -6,6 +6,12 @@ import type { CreateTableBuilder, Expression, Kysely } from 'kysely';
 
 export type TableBuilder = CreateTableBuilder<string, any>;
 
+/** The table a reference column points at (its `id`), and whether the column may be NULL. */
+export interface ReferenceColumn {
+  readonly table: string;
+  readonly nullable?: boolean;
+}
+
 export interface Ddl {
   /**
    * A table of entries: an integer `id` primary key that the database assigns, the columns
@@ -13,6 +19,20 @@ export interface Ddl {
    * (binary collation) on every backend. Call `.execute()` on the result.
    */
   createEntryTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
+  /**
+   * createEntryTable, run, with reference columns: for the migrations written from now on.
+   * Each column of `references` holds the id of an entry of its `table` (a `types.reference`
+   * field): an integer with a foreign key to that table's `id`, NOT NULL unless `nullable`,
+   * and indexed (`<name>_<column>_idx`) where the database does not index foreign keys by
+   * itself. Deleting an entry looks up what points at it (409 REFERENCED): without the index
+   * every delete of the table pointed at reads the whole referencing table.
+   */
+  createEntryTableWithReferences(
+    db: Kysely<any>,
+    name: string,
+    references: Readonly<Record<string, ReferenceColumn>>,
+    columns: (table: TableBuilder) => TableBuilder,
+  ): Promise<void>;
   /** A table of pairs (no id, no timestamps), with the same table options as entry tables. */
   createLinkTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
   /** After rows were inserted with explicit ids: new rows get ids above the largest. */

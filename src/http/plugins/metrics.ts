@@ -21,7 +21,8 @@ declare module 'fastify' {
   }
 }
 
-// From a cached read (about 1 ms) to a request that waits out a database timeout (3-10 s).
+// From a read served from memory (the first bucket) to a request that waits out a database
+// timeout (DATABASE_CONNECT_TIMEOUT_MS, DATABASE_QUERY_TIMEOUT_MS: the last buckets).
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 function poolGauges(registry: Registry, statistics: () => PoolStatistics): void {
