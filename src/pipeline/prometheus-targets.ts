@@ -9,7 +9,10 @@ import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
 
-const PREFIX = '__meta_pmacontrol_';
+export const LABEL_PREFIX = '__meta_pmacontrol_';
+const PREFIX = LABEL_PREFIX;
+/** The labels every target has, after the prefix (the document lists them). */
+export const TARGET_LABELS = ['server_id', 'hostname', 'port', 'client', 'client_id', 'environment', 'environment_id', 'tags', 'ssl', 'is_proxy', 'is_vip'] as const;
 
 /** `ip:port`, an IPv6 address in brackets as Prometheus (and every URL) needs it. */
 export function targetAddress(ip: string, port: number): string {
