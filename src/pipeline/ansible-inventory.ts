@@ -51,7 +51,10 @@ export interface InventoryInput {
 
 /** The hosts' names of the walk of `list`, as the JSON text of a list's elements, by batch. */
 async function* hostNames(input: InventoryInput, list: ListQuery, first: { value: boolean }): AsyncGenerator<string> {
-  for await (const batch of input.store.walk(input.resources.servers, list, WALK_BATCH)) {
+  const { servers } = input.resources;
+  // Only what a name is made of: a walk of a fifth of the full one's cost.
+  const columns = ['ip', 'port', 'hostname'].map((name) => servers.fields[name]!.column);
+  for await (const batch of input.store.walk(servers, list, WALK_BATCH, columns)) {
     let chunk = '';
     for (const server of batch) {
       chunk += `${first.value ? '' : ','}${JSON.stringify(hostName(server, input.shared))}`;

@@ -9,7 +9,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { decodeEntry, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
-import type { QueryTemplates } from './query-templates.js';
+import { QueryTemplates } from './query-templates.js';
 
 type AnyDb = Kysely<any>;
 
@@ -21,10 +21,34 @@ export interface WalkSources {
   readonly queries: DialectQueries;
 }
 
+// Walks that read only a few columns (an inventory's group lists need a host's name, not its
+// tags) compile their statements apart: a template's key names its clauses, not its columns.
+const narrowTemplates = new WeakMap<QueryTemplates, Map<string, QueryTemplates>>();
+
+function templatesFor(templates: QueryTemplates, columns: readonly string[]): QueryTemplates {
+  let byColumns = narrowTemplates.get(templates);
+  if (byColumns === undefined) {
+    byColumns = new Map();
+    narrowTemplates.set(templates, byColumns);
+  }
+  const key = columns.join(',');
+  let narrow = byColumns.get(key);
+  if (narrow === undefined) {
+    narrow = new QueryTemplates();
+    byColumns.set(key, narrow);
+  }
+  return narrow;
+}
+
 /** The entries `list` matches (its sort, limit, offset and cursor are ignored), ascending by
- * id, `batch` at most per statement. */
-export async function* walkEntries(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
-  const { db, templates, selections, capabilities, queries } = sources;
+ * id, `batch` at most per statement. With `columns`, only the id and those columns are read,
+ * as the database gives them (no field decoding: the caller knows what it asked for). */
+export async function* walkEntries(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number, columns?: readonly string[]): AsyncGenerator<Entry[]> {
+  const { db, capabilities, queries } = sources;
+  const templates = columns === undefined ? sources.templates : templatesFor(sources.templates, columns);
+  const selected = columns === undefined ? undefined : [`${resource.table}.id`, ...columns.map((column) => `${resource.table}.${column}`)];
+  const selections = selected === undefined ? sources.selections : ({ all: () => selected } as unknown as EntrySelections);
+  const decode = (row: Row): Entry => (columns === undefined ? decodeEntry(resource, row) : ({ ...row, id: Number(row.id) } as Entry));
   let after: number | undefined;
   for (;;) {
     const query: ListQuery = { ...list, sort: [{ column: 'id', descending: false, nullable: false }], limit: batch, offset: 0, ...(after === undefined ? { after: undefined } : { after: [after] }) };
@@ -33,7 +57,7 @@ export async function* walkEntries(sources: WalkSources, resource: ResourceDefin
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     const more = rows.length > batch;
     if (more) rows.pop();
-    if (rows.length > 0) yield rows.map((row) => decodeEntry(resource, row));
+    if (rows.length > 0) yield rows.map(decode);
     if (!more) return;
     after = Number(rows[rows.length - 1]!.id);
   }

@@ -149,9 +149,10 @@ export class ResourceStore {
     return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
   }
 
-  /** Every entry `list` matches, ascending by id, `batch` at a time (entry-walk.ts). */
-  walk(resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
-    return walkEntries(this.walkSources(), resource, list, batch);
+  /** Every entry `list` matches, ascending by id, `batch` at a time (entry-walk.ts); with
+   * `columns`, only those (and the id), as stored. */
+  walk(resource: ResourceDefinition, list: ListQuery, batch: number, columns?: readonly string[]): AsyncGenerator<Entry[]> {
+    return walkEntries(this.walkSources(), resource, list, batch, columns);
   }
 
   /** The values of `column` held by more than one live entry with the `filters`. */
