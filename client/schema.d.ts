@@ -1192,6 +1192,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{lang}/api/sd/prometheus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Prometheus HTTP service discovery
+         * @description The format of Prometheus’s `http_sd_configs`: one target group per server, `{"targets":["<ip>:<port>"],"labels":{…}}` (an IPv6 address in brackets), in id order. Labels are `__meta_pmacontrol_` + `server_id`, `hostname`, `port`, `client` (its `libelle`), `client_id`, `environment` (its `key`), `environment_id`, `tags` (the tag names, with a comma before and after each, as Consul does: `,galera,backup,`), `ssl`, `is_proxy`, `is_vip` (`true` or `false`), and one `__meta_pmacontrol_tag_<name>` = `true` per tag. Every value is a string, empty when there is none. In a label name, every character outside `A-Za-z0-9_` is turned into `_`. Prometheus keeps `__meta_` labels for relabelling only: relabel them into target labels to keep them.
+         */
+        get: operations["prometheusTargets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["prometheusTargetsOptions"];
+        /**
+         * Prometheus HTTP service discovery (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["prometheusTargetsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/inventory/ansible": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Ansible dynamic inventory
+         * @description The JSON of an Ansible inventory script’s `--list`: `all` (every host), the groups `client_<libelle>`, `env_<key>` and `tag_<name>` (every character outside `A-Za-z0-9_` turned into `_`; names that become the same share the group; an empty group is left out), and `_meta.hostvars`. A host is named by its `hostname` when no other live monitored server has it, else `<ip>_<port>`. Its variables: `ansible_host` (the ip), `mysql_port`, `pmacontrol_id`, `pmacontrol_client` (the client’s `libelle`), `pmacontrol_environment` (the environment’s `key`), `pmacontrol_tags` (the tag names); client and environment are null when there is none. contrib/ansible-inventory.mjs is the script Ansible’s `-i` takes.
+         */
+        get: operations["ansibleInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["ansibleInventoryOptions"];
+        /**
+         * Ansible dynamic inventory (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["ansibleInventoryHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/openApi": {
         parameters: {
             query?: never;
@@ -3689,6 +3757,127 @@ export interface components {
             total: number;
             limit: number;
             offset: number;
+        };
+        /**
+         * @description One server: its address, and its labels.
+         * @example {
+         *       "targets": [
+         *         "192.0.2.20:3306"
+         *       ],
+         *       "labels": {
+         *         "__meta_pmacontrol_server_id": "7",
+         *         "__meta_pmacontrol_hostname": "db-01",
+         *         "__meta_pmacontrol_port": "3306",
+         *         "__meta_pmacontrol_client": "ACME",
+         *         "__meta_pmacontrol_client_id": "99",
+         *         "__meta_pmacontrol_environment": "prod",
+         *         "__meta_pmacontrol_environment_id": "1",
+         *         "__meta_pmacontrol_tags": ",galera,",
+         *         "__meta_pmacontrol_ssl": "false",
+         *         "__meta_pmacontrol_is_proxy": "false",
+         *         "__meta_pmacontrol_is_vip": "false",
+         *         "__meta_pmacontrol_tag_galera": "true"
+         *       }
+         *     }
+         */
+        PrometheusTarget: {
+            targets: string[];
+            /** @description The `__meta_pmacontrol_…` labels: every value a string. */
+            labels: {
+                __meta_pmacontrol_server_id: string;
+                __meta_pmacontrol_hostname: string;
+                __meta_pmacontrol_port: string;
+                __meta_pmacontrol_client: string;
+                __meta_pmacontrol_client_id: string;
+                __meta_pmacontrol_environment: string;
+                __meta_pmacontrol_environment_id: string;
+                __meta_pmacontrol_tags: string;
+                /** @enum {string} */
+                __meta_pmacontrol_ssl: "true" | "false";
+                /** @enum {string} */
+                __meta_pmacontrol_is_proxy: "true" | "false";
+                /** @enum {string} */
+                __meta_pmacontrol_is_vip: "true" | "false";
+            } & {
+                [key: string]: string;
+            };
+        };
+        PrometheusTargets: components["schemas"]["PrometheusTarget"][];
+        /**
+         * @description A host’s variables.
+         * @example {
+         *       "ansible_host": "192.0.2.20",
+         *       "mysql_port": 3306,
+         *       "pmacontrol_id": 7,
+         *       "pmacontrol_client": "ACME",
+         *       "pmacontrol_environment": "prod",
+         *       "pmacontrol_tags": [
+         *         "galera"
+         *       ]
+         *     }
+         */
+        AnsibleHostVars: {
+            ansible_host: string;
+            mysql_port: number;
+            pmacontrol_id: number;
+            pmacontrol_client: string | null;
+            pmacontrol_environment: string | null;
+            pmacontrol_tags: string[];
+        };
+        /**
+         * @example {
+         *       "all": {
+         *         "hosts": [
+         *           "db-01"
+         *         ]
+         *       },
+         *       "client_ACME": {
+         *         "hosts": [
+         *           "db-01"
+         *         ]
+         *       },
+         *       "env_prod": {
+         *         "hosts": [
+         *           "db-01"
+         *         ]
+         *       },
+         *       "tag_galera": {
+         *         "hosts": [
+         *           "db-01"
+         *         ]
+         *       },
+         *       "_meta": {
+         *         "hostvars": {
+         *           "db-01": {
+         *             "ansible_host": "192.0.2.20",
+         *             "mysql_port": 3306,
+         *             "pmacontrol_id": 7,
+         *             "pmacontrol_client": "ACME",
+         *             "pmacontrol_environment": "prod",
+         *             "pmacontrol_tags": [
+         *               "galera"
+         *             ]
+         *           }
+         *         }
+         *       }
+         *     }
+         */
+        AnsibleInventory: {
+            all: {
+                /** @description The names of the group’s hosts. */
+                hosts: string[];
+            };
+            /** @description Every host’s variables, so that Ansible never calls the script with `--host`. */
+            _meta: {
+                hostvars: {
+                    [key: string]: components["schemas"]["AnsibleHostVars"];
+                };
+            };
+        } & {
+            [key: string]: {
+                /** @description The names of the group’s hosts. */
+                hosts: string[];
+            };
         };
         Deleted: {
             id: number;
@@ -9959,6 +10148,278 @@ export interface operations {
             429: components["responses"]["StreamLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
+        };
+    };
+    prometheusTargets: {
+        parameters: {
+            query?: {
+                /** @description Only the servers of this client. */
+                id_client?: number;
+                /** @description Only the servers of this environment. */
+                id_environment?: number;
+                /** @description Only the servers that carry this tag; repeated, the servers that carry every tag named. */
+                tag?: number[];
+                /** @description Case-insensitive substring of the ip or the hostname. */
+                q?: string;
+            };
+            header?: {
+                /** @description The ETag of this answer as last read. While nothing it shows may have changed, the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The target groups, one per live monitored server. */
+            200: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrometheusTargets"];
+                };
+            };
+            /** @description Nothing the answer shows has changed since the ETag sent in If-None-Match; no body. */
+            304: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    prometheusTargetsOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    prometheusTargetsHead: {
+        parameters: {
+            query?: {
+                /** @description Only the servers of this client. */
+                id_client?: number;
+                /** @description Only the servers of this environment. */
+                id_environment?: number;
+                /** @description Only the servers that carry this tag; repeated, the servers that carry every tag named. */
+                tag?: number[];
+                /** @description Case-insensitive substring of the ip or the hostname. */
+                q?: string;
+            };
+            header?: {
+                /** @description The ETag of this answer as last read. While nothing it shows may have changed, the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The target groups, one per live monitored server. */
+            200: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing the answer shows has changed since the ETag sent in If-None-Match; no body. */
+            304: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    ansibleInventory: {
+        parameters: {
+            query?: {
+                /** @description Only the servers of this client. */
+                id_client?: number;
+                /** @description Only the servers of this environment. */
+                id_environment?: number;
+                /** @description Only the servers that carry this tag; repeated, the servers that carry every tag named. */
+                tag?: number[];
+                /** @description Case-insensitive substring of the ip or the hostname. */
+                q?: string;
+            };
+            header?: {
+                /** @description The ETag of this answer as last read. While nothing it shows may have changed, the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory. */
+            200: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnsibleInventory"];
+                };
+            };
+            /** @description Nothing the answer shows has changed since the ETag sent in If-None-Match; no body. */
+            304: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    ansibleInventoryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    ansibleInventoryHead: {
+        parameters: {
+            query?: {
+                /** @description Only the servers of this client. */
+                id_client?: number;
+                /** @description Only the servers of this environment. */
+                id_environment?: number;
+                /** @description Only the servers that carry this tag; repeated, the servers that carry every tag named. */
+                tag?: number[];
+                /** @description Case-insensitive substring of the ip or the hostname. */
+                q?: string;
+            };
+            header?: {
+                /** @description The ETag of this answer as last read. While nothing it shows may have changed, the answer is 304 with no body. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inventory. */
+            200: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing the answer shows has changed since the ETag sent in If-None-Match; no body. */
+            304: {
+                headers: {
+                    /** @description Version of this answer (the same query): it changes whenever a server, client, environment or tag changes, for If-None-Match. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
         };
     };
     getOpenApiDocument: {

@@ -30,6 +30,7 @@ import changeRoutes from './http/routes/changes.js';
 import configApiRoutes from './http/routes/config-api.js';
 import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
+import integrationRoutes from './http/routes/integrations.js';
 import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
@@ -137,6 +138,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     maxConnections: config.maxConnections,
     bufferBytes: config.changeStreamBufferBytes,
   });
+  await app.register(integrationRoutes);
   await app.register(tokenRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);

@@ -41,6 +41,8 @@ function endpointOf(path: string): Endpoint | undefined {
     [/^\/\{lang\}\/api\/changes\/stream$/, 'changeStream'],
     [/^\/\{lang\}\/api\/openApi(\.yaml)?$/, 'openapi'],
     [/^\/\{lang\}\/api\/docs(\/\{asset\})?$/, 'docs'],
+    [/^\/\{lang\}\/api\/sd\/prometheus$/, 'prometheusTargets'],
+    [/^\/\{lang\}\/api\/inventory\/ansible$/, 'ansibleInventory'],
   ];
   return rules.find(([pattern]) => pattern.test(path))?.[1];
 }

@@ -4,6 +4,7 @@
 // (test/support/openapi-response-checker.ts), so what it promises is what the service does.
 // Its parts: resource-schemas.ts and resource-paths.ts (one resource), token-paths.ts (the API
 // tokens), change-paths.ts (the change log, its stream, each entry's history),
+// integration-paths.ts (Prometheus service discovery, the Ansible inventory),
 // error-responses.ts, service-paths.ts (the document, the docs page, the probes).
 import type { MessageLanguage } from '../messages/languages.js';
 import { PLATFORM_LANGUAGES } from '../messages/languages.js';
@@ -15,6 +16,7 @@ import { ref, type DocumentContext, type JsonObject } from './document-parts.js'
 import { documentTexts, type DocumentTexts } from './document-texts.js';
 import { errorResponses, problemSchema } from './error-responses.js';
 import { addImplicitOperations } from './implicit-operations.js';
+import { integrationPaths, integrationSchemas, integrationsTag } from './integration-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
@@ -77,6 +79,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       ...resources.map((resource) => ({ name: resource.name, description: resource.description[language] })),
       tokenTag(context),
       changesTag(context),
+      integrationsTag(context),
       { name: 'documentation', description: t.documentationTag },
       { name: 'probes', description: t.probesTag },
     ],
@@ -84,6 +87,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       ...resources.flatMap((resource) => resourcePaths(context, resource)),
       ...tokenPaths(context),
       ...changePaths(context),
+      ...integrationPaths(context),
       ...documentationPaths(context),
       ...probePaths(context),
     ]),
@@ -95,6 +99,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
         ...Object.fromEntries(resources.flatMap((resource) => resourceSchemas(context, resource))),
         ...Object.fromEntries(tokenSchemas(context)),
         ...Object.fromEntries(changeSchemas(context)),
+        ...Object.fromEntries(integrationSchemas(context)),
         Deleted: {
           type: 'object',
           required: ['id', 'deleted', 'mode'],

@@ -3,6 +3,7 @@
 // its tag and the body. A dry run is
 // answered as the real request would be, ids not yet assigned shown as null, and says so in
 // the `Dry-Run` header.
+import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds } from './entity-tag.js';
 import type { Result } from './execute.js';
@@ -10,8 +11,9 @@ import { shownEntry } from './shown-entry.js';
 
 export interface Outcome {
   status: number;
-  /** The body as sent: JSON text unless the headers name another content type. */
-  body?: string | Buffer;
+  /** The body as sent: JSON text unless the headers name another content type; a stream for
+   * an answer written as it is read (contract section 17). */
+  body?: string | Buffer | Readable;
   headers?: Record<string, string>;
   /** The route wrote the answer itself, and goes on writing it (a stream): nothing to send. */
   streaming?: true;

@@ -8,6 +8,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
+import { sharedValues, walkEntries, type WalkSources } from './entry-walk.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
@@ -158,6 +159,21 @@ export class ResourceStore {
     const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
     if (counted <= this.exactTotalMax) return { items, nextAfter, total: counted, totalExact: true };
     return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
+  }
+
+  /** Every entry `list` matches, ascending by id, `batch` at a time (entry-walk.ts); with
+   * `columns`, only those (and the id), as stored. */
+  walk(resource: ResourceDefinition, list: ListQuery, batch: number, columns?: readonly string[]): AsyncGenerator<Entry[]> {
+    return walkEntries(this.walkSources(), resource, list, batch, columns);
+  }
+
+  /** The values of `column` held by more than one live entry with the `filters`. */
+  sharedValues(resource: ResourceDefinition, filters: ListQuery['filters'], column: string): Promise<Set<string>> {
+    return sharedValues(this.walkSources(), resource, filters, column);
+  }
+
+  private walkSources(): WalkSources {
+    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries };
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */

@@ -1,0 +1,99 @@
+// What the monitoring integrations (contract section 17) share: the query string they take
+// (the server list's filters id_client, id_environment, tag and q, nothing else), the set of
+// servers it names (live and monitored), the names of clients, environments and tags that the
+// answers show, and the entity tag of an answer.
+import { apiError } from '../errors/api-error.js';
+import type { Registry } from '../registry/registry.js';
+import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { ListQuery } from '../store/list-query.js';
+import type { ResourceStore } from '../store/resource-store.js';
+import { entityTagOfJson } from './entity-tag.js';
+import { parseListQuery, refuseUnknownParameters } from './parse-list-query.js';
+
+export const TARGET_PARAMETERS = ['id_client', 'id_environment', 'tag', 'q'] as const;
+
+/** Servers read per statement: large enough that 100,000 servers take 50 statements, small
+ * enough that a batch and its JSON text stay well under a megabyte or two. */
+export const WALK_BATCH = 2000;
+
+export interface MonitoringResources {
+  readonly servers: ResourceDefinition;
+  readonly clients: ResourceDefinition;
+  readonly environments: ResourceDefinition;
+  readonly tags: ResourceDefinition;
+}
+
+export function monitoringResources(registry: Registry): MonitoringResources {
+  const find = (name: string): ResourceDefinition => {
+    const resource = registry.find(name);
+    if (resource === undefined) throw new Error(`the monitoring integrations need the ${name} resource`);
+    return resource;
+  };
+  return { servers: find('servers'), clients: find('clients'), environments: find('environments'), tags: find('tags') };
+}
+
+/** The live, monitored servers the query string narrows down. */
+export function parseTargetQuery(servers: ResourceDefinition, query: Record<string, unknown>): ListQuery {
+  refuseUnknownParameters(query, TARGET_PARAMETERS);
+  const list = parseListQuery(servers, query);
+  const monitored = servers.fields.is_monitored;
+  if (monitored === undefined) throw apiError('NOT_FOUND', 'path.unknown');
+  return { ...list, filters: [...list.filters, monitoredFilter(servers)], includeDeleted: false };
+}
+
+/** `is_monitored = true`, in the column's own form. */
+export function monitoredFilter(servers: ResourceDefinition): ListQuery['filters'][number] {
+  const field = servers.fields.is_monitored!;
+  return { column: field.column, value: field.type.toColumn(true) };
+}
+
+// Changed whenever an answer's format changes, so that tags given by an older release never match.
+const FORMAT = 'monitoring 1';
+
+/**
+ * The tag of an answer: the change counters of the four tables it shows (every committed
+ * change moves its table's), the kind of answer and the query, normalised. Read before the
+ * answer, so that a tag never claims a newer state than its body.
+ */
+export async function monitoringTag(store: ResourceStore, resources: MonitoringResources, kind: string, list: ListQuery): Promise<string> {
+  const { servers, clients, environments, tags } = resources;
+  const versions = await Promise.all([servers, clients, environments, tags].map((resource) => store.listVersion(resource)));
+  const normalised = {
+    filters: list.filters.map((filter) => [filter.column, filter.value]).sort(),
+    tags: list.linkFilters.map((filter) => filter.id).sort((a, b) => a - b),
+    q: list.search?.text ?? null,
+  };
+  return entityTagOfJson(`${FORMAT}\n${kind}\n${versions.join(' ')}\n${JSON.stringify(normalised)}`);
+}
+
+/** Names by id: a client's `libelle`, an environment's `key`, a tag's `name`. */
+export interface ShownNames {
+  readonly clients: ReadonlyMap<number, string>;
+  readonly environments: ReadonlyMap<number, string>;
+  readonly tags: ReadonlyMap<number, string>;
+}
+
+const EVERY: ListQuery = { limit: 1, offset: 0, sort: [], filters: [], linkFilters: [], includeDeleted: false };
+
+async function namesOf(store: ResourceStore, resource: ResourceDefinition, field: string): Promise<Map<number, string>> {
+  const names = new Map<number, string>();
+  // Clients, environments and tags are the fleet's small tables (a thousand clients in the
+  // bench's fleet): read whole, once per answer, instead of once per server.
+  for await (const batch of store.walk(resource, EVERY, WALK_BATCH)) for (const entry of batch) names.set(entry.id, String(entry[field]));
+  return names;
+}
+
+export async function shownNames(store: ResourceStore, resources: MonitoringResources): Promise<ShownNames> {
+  const [clients, environments, tags] = await Promise.all([
+    namesOf(store, resources.clients, 'libelle'),
+    namesOf(store, resources.environments, 'key'),
+    namesOf(store, resources.tags, 'name'),
+  ]);
+  return { clients, environments, tags };
+}
+
+/** A label or group name made valid: every character outside A-Za-z0-9_ turned into `_`
+ * (one `_` per character, astral ones included). */
+export function validName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_]/gu, '_');
+}
