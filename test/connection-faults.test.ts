@@ -36,7 +36,8 @@ describe('SIGTERM with a filled accept queue', () => {
   for (const workers of [1, 2]) {
     test(`WORKERS=${workers}: every connection whose request was sent is answered, none is reset, then exit 0`, { timeout: 60_000 }, async (t) => {
       const env: Record<string, string> = workers > 1 ? { WORKERS: String(workers) } : {};
-      const server = await startServer({ env });
+      // Frozen with SIGSTOP and stopped with SIGTERM: a process of its own.
+      const server = await startServer({ env, process: true });
       let restarted: TestServer | undefined;
       try {
         const frozen = [...new Set([server.pid, ...(await listeningPids(server, workers))])];

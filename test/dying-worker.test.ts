@@ -28,7 +28,7 @@ function livePids(lines: LogLine[]): number[] {
 }
 
 test('WORKERS=2, workers killed with kill -9 under load: no connection is left hanging, every acknowledged write is kept', { timeout: 180_000 }, async (t) => {
-  const server = await startServer({ env: { WORKERS: '2' } });
+  const server = await startServer({ env: { WORKERS: '2' }, process: true });
   try {
     await waitForLogs(server.logs, (lines) => listening(lines).length >= 2);
     const seed = await server.request('POST', '/en/api/config/tags', { body: { name: 'seed' } });
