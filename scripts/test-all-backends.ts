@@ -21,7 +21,7 @@ const MARKER = '@backend-independent';
 /** Files of one backend run at once. As many as the cores: more (4 on two cores) starved the
  * processes some files start (WORKERS=2 took over 30 s to listen). */
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || availableParallelism();
-const SLOWEST_SHOWN = 8;
+const SLOWEST_SHOWN = 12;
 
 /** Whether the file says, in its opening comment, that it runs once for all backends. */
 function backendIndependent(file: string): boolean {
