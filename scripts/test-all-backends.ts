@@ -2,8 +2,14 @@
 // PostgreSQL and MariaDB run where they answer (TEST_POSTGRES_URL / TEST_MARIADB_URL, else
 // this machine's loopback servers). TEST_BACKENDS=sqlite,postgres,mariadb demands those
 // backends: one that cannot be reached is then a failure, never a skip.
+// A file whose opening comment says `@backend-independent` (it never reaches a database, or
+// what it asserts does not depend on one) runs once, on the first backend. The backends run
+// side by side, and so do the files of each (TEST_CONCURRENCY at a time, per backend): a file
+// waits mostly on sockets, timers and the database, and shares no port, file, database name
+// or environment with another (each has its own process, folders and databases).
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -11,6 +17,16 @@ import { MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL, type Backend } from '../test/sup
 
 const ALL: Backend[] = ['sqlite', 'postgres', 'mariadb'];
 const PROBE_TIMEOUT_MS = 3000;
+const MARKER = '@backend-independent';
+/** Files of one backend run at once. As many as the cores: more (4 on two cores) starved the
+ * processes some files start (WORKERS=2 took over 30 s to listen). */
+const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || availableParallelism();
+const SLOWEST_SHOWN = 12;
+
+/** Whether the file says, in its opening comment, that it runs once for all backends. */
+function backendIndependent(file: string): boolean {
+  return readFileSync(file, 'utf8').slice(0, 2000).includes(MARKER);
+}
 
 async function reachable(backend: Backend): Promise<string | undefined> {
   try {
@@ -42,19 +58,33 @@ function count(output: string, label: string): number {
   return match?.[1] === undefined ? 0 : Number(match[1]);
 }
 
+/** One backend's run; its output is held and printed whole, since the backends run side by side. */
 function runSuite(backend: Backend, files: string[]): Promise<RunResult> {
-  process.stdout.write(`\n==== test suite on ${backend} ====\n`);
+  const timesDir = mkdtempSync(join(tmpdir(), 'test-times-'));
+  const timesFile = join(timesDir, 'times.txt');
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
-      env: { ...process.env, TEST_DATABASE: backend },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`,
+        '--test-reporter=spec', '--test-reporter-destination=stdout',
+        '--test-reporter=./scripts/support/file-times-reporter.mjs', `--test-reporter-destination=${timesFile}`,
+        ...files,
+      ],
+      { env: { ...process.env, TEST_DATABASE: backend }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      process.stdout.write(chunk);
-    });
-    child.on('exit', (code) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.on('close', (code) => {
+      let times = '';
+      try {
+        times = readFileSync(timesFile, 'utf8').split('\n').slice(0, SLOWEST_SHOWN).join('\n');
+      } catch {
+        // The run ended before the reporter wrote: its output says why.
+      }
+      rmSync(timesDir, { recursive: true, force: true });
+      process.stdout.write(`\n==== test suite on ${backend} (${files.length} files) ====\n${output}\n---- slowest files on ${backend} ----\n${times}\n`);
       done({
         backend,
         passed: count(output, 'pass'),
@@ -75,8 +105,11 @@ async function main(): Promise<void> {
     .filter((name) => name.endsWith('.test.ts'))
     .sort()
     .map((name) => join('test', name));
+  const independent = new Set(files.filter(backendIndependent));
 
   const results: RunResult[] = [];
+  const runs: Promise<RunResult>[] = [];
+  const started = performance.now();
   for (const backend of (demanded as Backend[] | undefined) ?? ALL) {
     const problem = await reachable(backend);
     if (problem !== undefined) {
@@ -85,14 +118,17 @@ async function main(): Promise<void> {
       else process.stdout.write(`\n==== ${backend}: not run (${note}); set TEST_BACKENDS to require it ====\n`);
       continue;
     }
-    results.push(await runSuite(backend, files));
+    // The backend-independent files go with the first backend that runs.
+    runs.push(runSuite(backend, runs.length === 0 ? files : files.filter((file) => !independent.has(file))));
   }
+  process.stdout.write(`running ${runs.length} backend(s) side by side, ${CONCURRENCY} files at a time each; ${independent.size} backend-independent files once\n`);
+  results.push(...(await Promise.all(runs)));
 
   process.stdout.write('\n| backend | passed | failed | skipped | note |\n|---|---|---|---|---|\n');
   for (const r of results) process.stdout.write(`| ${r.backend} | ${r.passed} | ${r.failed} | ${r.skipped} | ${r.note ?? (r.exitCode === 0 ? '' : `exit ${r.exitCode}`)} |\n`);
   const passed = results.reduce((sum, r) => sum + r.passed, 0);
   const failed = results.reduce((sum, r) => sum + r.failed + (r.exitCode !== 0 && r.failed === 0 ? 1 : 0), 0);
-  process.stdout.write(`\nbackends: ${passed} passed, ${failed} failed\n`);
+  process.stdout.write(`\nbackends: ${passed} passed, ${failed} failed, in ${Math.round((performance.now() - started) / 1000)} s\n`);
   process.exitCode = failed > 0 ? 1 : 0;
 }
 

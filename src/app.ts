@@ -10,7 +10,7 @@ import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { serializeError } from './logging/error-serializer.js';
 import { RequestLogController } from './logging/request-log-controller.js';
-import { turnBatchedStdout } from './logging/turn-batched-stdout.js';
+import { turnBatchedStdout, type LineDestination } from './logging/turn-batched-stdout.js';
 import apiTokensPlugin from './http/plugins/api-tokens.js';
 import changeFeedPlugin from './http/plugins/change-feed.js';
 import authenticationPlugin from './http/plugins/authentication.js';
@@ -47,13 +47,16 @@ export interface AppOptions {
   registry?: Registry;
   /** Every migration, in order; the service's own by default. */
   migrations?: Readonly<Record<string, Migration>>;
+  /** Where the log lines go: standard output by default. The tests run several apps in their
+   * own process and keep each app's lines apart, in memory. */
+  logDestination?: LineDestination;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      stream: turnBatchedStdout(),
+      stream: options.logDestination ?? turnBatchedStdout(),
       // Belt and braces: no credential or body is ever serialized into a log line.
       // err.rawPacket: the bytes Node's parser read of a request it refused (headers and body).
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'body', 'err.rawPacket'], censor: '[redacted]' },
@@ -101,6 +104,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     onConstructorPoisoning: 'error',
   });
 
+  try {
+    await registerAll(app, config, options);
+  } catch (error) {
+    // What started before the failure (the database, its checkpoint thread) must not keep a
+    // process that builds apps (the tests) alive; a process that exits loses nothing here.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+  return app;
+}
+
+async function registerAll(app: FastifyInstance, config: Config, options: AppOptions): Promise<void> {
   const registry = options.registry ?? DEFAULT_REGISTRY;
   app.decorate('registry', registry);
   app.decorateRequest('routeFacts', null);
@@ -144,5 +159,4 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(docsRoutes);
   await app.register(healthRoutes);
   await app.register(metricsRoutes);
-  return app;
 }

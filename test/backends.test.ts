@@ -26,13 +26,14 @@ async function stopAll(servers: TestServer[], database: TestDatabase, dirs: stri
 }
 
 // On SQLite too: two processes on one file, each with its entry cache, which must see the
-// other's commits.
+// other's commits. Processes, not two apps in this one: better-sqlite3 waits for a lock
+// synchronously, so an app waiting in this process would hold up the one holding the lock.
 describe('several instances on one database', () => {
   test('two instances started at the same moment migrate once and share every write', async () => {
     const dirs = [scratchDir(), scratchDir()];
     const database = await createTestDatabase(dirs[0]!);
     const env = { SECRET_KEY: randomBytes(32).toString('hex') };
-    const started = await Promise.allSettled(dirs.map((dataDir) => startServer({ database, dataDir, env })));
+    const started = await Promise.allSettled(dirs.map((dataDir) => startServer({ database, dataDir, env, process: true })));
     const running = started.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
     const failure = started.find((start) => start.status === 'rejected');
     if (failure !== undefined) {

@@ -22,7 +22,8 @@ interface Write {
 }
 
 test(`SIGKILL during concurrent writes on ${BACKEND}: every acknowledged write has its record, no record without its entry state`, { timeout: 180_000 }, async (t) => {
-  const first = await startServer();
+  // SIGKILL needs a process of its own; the restart that reads what it left need not.
+  const first = await startServer({ process: true });
   let second: TestServer | undefined;
   try {
     const sent = new Map<string, Write>();

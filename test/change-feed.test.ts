@@ -231,7 +231,7 @@ describe('the change feed', { timeout: 300_000 }, () => {
 
 describe('the change feed and the process', { timeout: 180_000 }, () => {
   test('SIGTERM with streams open: they end cleanly and the process exits 0 at once', { timeout: 60_000 }, async () => {
-    const server = await startServer({ env: { SHUTDOWN_GRACE_MS: '8000' } });
+    const server = await startServer({ env: { SHUTDOWN_GRACE_MS: '8000' }, process: true });
     try {
       const streams = await Promise.all(Array.from({ length: 5 }, () => openStream(server.url, `${STREAM}?since=0`)));
       await withStreams(streams, async () => {

@@ -2,6 +2,7 @@
 // the shared PostgreSQL and MariaDB servers (filling their disk, turning them read-only for
 // everyone). The faults that can be caused are caused for real: full-disk.test.ts,
 // read-only-database.test.ts. No database is needed here.
+// @backend-independent (runs once, not once per backend): maps each dialect's error values, for all three dialects at once, without a database.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mariadbDialect } from '../src/db/dialects/mariadb.js';

@@ -1,5 +1,6 @@
 // Every relative link and #anchor of README.md and docs/*.md leads somewhere (the README is a
 // front page; the rest of the documentation is in docs/, pages that link to each other).
+// @backend-independent (runs once, not once per backend): reads README and docs/ only.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -3,6 +3,7 @@
 // and description without a click, an operation opens, "Try it out" reaches the service,
 // nothing is fetched from elsewhere, and every response the page receives agrees with the
 // OpenAPI document. Leaves screenshots in test-artifacts/ for a person to look at.
+// @backend-independent (runs once, not once per backend): what it asserts is the page; its one "Try it out" request (a list) is covered on every backend by lists.test.ts.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';

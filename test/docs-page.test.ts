@@ -1,5 +1,6 @@
 // GET /{lang}/api/docs: the interactive documentation page and the files it loads, served
 // by the service from swagger-ui-dist (no CDN), with the same 404/405 rules as every path.
+// @backend-independent (runs once, not once per backend): the page and the files it loads come from swagger-ui-dist and the registry, never from the database.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

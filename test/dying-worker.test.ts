@@ -28,7 +28,10 @@ function livePids(lines: LogLine[]): number[] {
 }
 
 test('WORKERS=2, workers killed with kill -9 under load: no connection is left hanging, every acknowledged write is kept', { timeout: 180_000 }, async (t) => {
-  const server = await startServer({ env: { WORKERS: '2' } });
+  const server = await startServer({ env: { WORKERS: '2' }, process: true });
+  // Out here so that a failure stops the load too: its clients looped for ever against the
+  // stopped service, and the file never ended (seen when a replacement was slow to listen).
+  let loading = true;
   try {
     await waitForLogs(server.logs, (lines) => listening(lines).length >= 2);
     const seed = await server.request('POST', '/en/api/config/tags', { body: { name: 'seed' } });
@@ -37,7 +40,6 @@ test('WORKERS=2, workers killed with kill -9 under load: no connection is left h
 
     const acknowledged = new Map<number, Record<string, unknown>>();
     const outcomes = new Map<string, number>();
-    let loading = true;
     let sent = 0;
     const client = async (): Promise<void> => {
       while (loading) {
@@ -72,6 +74,7 @@ test('WORKERS=2, workers killed with kill -9 under load: no connection is left h
     await assertAllStored(server, 'tags', acknowledged);
     assert.equal(await server.stop(), 0);
   } finally {
+    loading = false;
     await server.stop();
     await server.cleanup();
   }

@@ -2,6 +2,7 @@
 // and the id: two tables' entries of one id must never meet), keeps an entry at its second
 // read lately, never one read while a write began or ended, and forgets everything when
 // another connection commits.
+// @backend-independent (runs once, not once per backend): the cache alone, in memory.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EntryCache } from '../src/pipeline/entry-cache.js';

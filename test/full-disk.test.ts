@@ -59,7 +59,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
   const database = await createTestDatabase(disk.path);
   let server: TestServer | undefined;
   try {
-    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF });
+    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF, process: true });
     const acknowledged = new Map<number, Record<string, unknown>>();
     const statuses = new Map<number, number>();
     let writing = true;
@@ -128,7 +128,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
       assert.match(refused.stderr, /^config-api: cannot start: SQLite cannot use .*: its disk is full \(SQLITE_[A-Z_]+\), .*free space and start again\n$/);
     }
     unlinkSync(join(disk.path, 'ballast'));
-    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF });
+    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF, process: true });
     const later = { ip: '192.0.2.201', port: 3306, hostname: 'after-the-full-start' };
     const createdLater = await server.request('POST', '/en/api/config/servers', { body: later });
     assert.equal(createdLater.status, 201, createdLater.text);
@@ -136,7 +136,7 @@ test('a full disk: writes 507 INSUFFICIENT_STORAGE, /readyz 503 names it, reads 
     t.diagnostic(`statuses ${JSON.stringify(Object.fromEntries(statuses))}, acknowledged ${acknowledged.size}`);
 
     assert.equal(await server.stop(), 0);
-    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF });
+    server = await startServer({ database, dataDir: keyDir, env: WATERMARKS_OFF, process: true });
     await assertAllStored(server, 'servers', acknowledged);
   } finally {
     await server?.stop();

@@ -1,6 +1,7 @@
 // The folders of src/ form layers that point one way (docs/architecture.md): a folder may
 // import only from folders below it, so that no folder imports one that imports it back.
 // Migrations are frozen in time: they import nothing from the application.
+// @backend-independent (runs once, not once per backend): reads src/ only.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

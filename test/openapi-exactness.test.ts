@@ -5,6 +5,7 @@
 // the resource they belong to.
 // Checked on the documents buildOpenApiDocument makes (the server serves the same ones, see
 // test/openapi.test.ts), in both languages.
+// @backend-independent (runs once, not once per backend): the document built from the registry, in memory.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';

@@ -225,7 +225,8 @@ describe('request logs', () => {
 
 describe('stopping', () => {
   test('SIGTERM refuses new connections, completes the request in flight, closes the database and exits 0', async () => {
-    const server = await startServer({ env: { LOG_LEVEL: 'debug' } });
+    // SIGTERM and the exit code: a process of its own.
+    const server = await startServer({ env: { LOG_LEVEL: 'debug' }, process: true });
     let restarted: TestServer | undefined;
     try {
       const slow = startSlowPost(server.url, '/en/api/config/tags', { name: 'in-flight' });
@@ -253,7 +254,7 @@ describe('stopping', () => {
   });
 
   test('past SHUTDOWN_GRACE_MS with a request still in flight, it exits 1 and says why', async () => {
-    const server = await startServer({ env: { LOG_LEVEL: 'debug', SHUTDOWN_GRACE_MS: '500' } });
+    const server = await startServer({ env: { LOG_LEVEL: 'debug', SHUTDOWN_GRACE_MS: '500' }, process: true });
     const slow = startSlowPost(server.url, '/en/api/config/tags', { name: 'never-finished' });
     slow.response.catch(() => undefined);
     try {
@@ -276,7 +277,7 @@ describe('WORKERS', () => {
   }
 
   test('WORKERS=2 serves from two processes on one port, sums their metrics, restarts a killed worker, and stops with 0', async () => {
-    const server = await startServer({ env: { WORKERS: '2' } });
+    const server = await startServer({ env: { WORKERS: '2' }, process: true });
     try {
       const started = listening(await waitForLogs(server.logs, (lines) => listening(lines).length >= 2));
       const pids = new Set(started.map((line) => line.pid));

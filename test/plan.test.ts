@@ -1,5 +1,6 @@
 // The parse and plan steps of the pipeline are plain functions of the request and the
 // registry: these tests build plans and look at them, without a database or a server.
+// @backend-independent (runs once, not once per backend): parsing and planning, in memory.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../src/errors/api-error.js';

@@ -92,7 +92,7 @@ describe('a database that refuses writes', () => {
       const before = createHash('sha256').update(readFileSync(database.file!)).digest('hex');
 
       assertRefusedToStart(database.url, dir, NOBODY);
-      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY, READ_ONLY: 'true' }, user: NOBODY });
+      server = await startServer({ database, dataDir: dir, env: { SECRET_KEY, TOKEN_KEY, READ_ONLY: 'true' }, user: NOBODY, process: true });
       await assertServesReadsOnly(server, acknowledged);
       assert.equal(await server.stop(), 0);
       server = undefined;

@@ -1,6 +1,7 @@
 // docs/resources.md, the reference of every resource that the README and docs/api.md link to, is generated
 // from the registry: it must be what the generator makes of the current registry (else run
 // `npm run reference:generate`), and it must name every resource and field.
+// @backend-independent (runs once, not once per backend): the reference generated from the registry, in memory.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';

@@ -1,5 +1,6 @@
 // The restart policy of cluster workers (WORKERS > 1), without processes: a worker that
 // keeps dying young waits longer each time, one that ran a while restarts at once.
+// @backend-independent (runs once, not once per backend): the back-off arithmetic alone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RestartBackoff } from '../src/cluster/restart-backoff.js';

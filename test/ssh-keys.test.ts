@@ -844,8 +844,8 @@ describe('ssh-keys: SECRET_KEY', () => {
   let created: Record<string, any>;
 
   /** Starts over the suite's data folder and database (the first start creates the database). */
-  async function start(secretKey: string): Promise<TestServer> {
-    const started = await startServer({ dataDir, env: { SECRET_KEY: secretKey }, ...(database === undefined ? {} : { database }) });
+  async function start(secretKey: string, process = false): Promise<TestServer> {
+    const started = await startServer({ dataDir, env: { SECRET_KEY: secretKey }, process, ...(database === undefined ? {} : { database }) });
     database ??= started.database;
     return started;
   }
@@ -880,7 +880,8 @@ describe('ssh-keys: SECRET_KEY', () => {
 
   test('another SECRET_KEY over the same data stops the start-up with a clear message; the original key still works', async () => {
     assert.ok(created !== undefined, 'the previous test did not create the key');
-    await assert.rejects(start(secondKey), (error: Error) => {
+    // A start-up that stops: a process of its own, whose exit and stderr are asserted.
+    await assert.rejects(start(secondKey, true), (error: Error) => {
       assert.match(error.message, /exited with [1-9]\d* before listening/, error.message);
       assert.match(error.message, /SECRET_KEY.*not the one that sealed/, error.message);
       assert.ok(!error.message.includes(secondKey) && !error.message.includes(firstKey), 'the message repeats a secret value');
@@ -914,7 +915,7 @@ describe('ssh-keys: SECRET_KEY', () => {
     test(`an invalid SECRET_KEY (${invalid.length} characters) stops the process before listening, with a clear message`, async () => {
       const dir = freshDataDir();
       try {
-        await assert.rejects(startServer({ dataDir: dir, env: { SECRET_KEY: invalid } }), (error: Error) => {
+        await assert.rejects(startServer({ dataDir: dir, env: { SECRET_KEY: invalid }, process: true }), (error: Error) => {
           assert.match(error.message, /exited with [1-9]\d* before listening/, error.message);
           assert.ok(!error.message.includes(invalid), 'the message repeats the secret value');
           return true;
@@ -936,7 +937,7 @@ describe('ssh-keys: SECRET_KEY', () => {
     const dir = freshDataDir();
     try {
       writeFileSync(join(dir, 'secret.key'), 'not a key\n', { mode: 0o600 });
-      await assert.rejects(startServer({ dataDir: dir }), (error: Error) => {
+      await assert.rejects(startServer({ dataDir: dir, process: true }), (error: Error) => {
         assert.match(error.message, /exited with [1-9]\d* before listening/, error.message);
         return true;
       });

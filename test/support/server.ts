@@ -1,25 +1,23 @@
-// Starts the real service (the compiled `dist/main.js`, as `npm start` runs it) on a free
-// port with a fresh database (on the backend TEST_DATABASE names; SQLite in a temporary
-// folder by default), and talks to it over HTTP. Every response is checked against the
-// OpenAPI document the server serves, so that the document stays true.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Starts the real service on a free loopback port with a fresh database (on the backend
+// TEST_DATABASE names; SQLite in a temporary folder by default), and talks to it over HTTP.
+// By default the app is built and listens in the test's own process (a start costs a few
+// milliseconds, not a process); `{ process: true }` runs the compiled `dist/main.js` as
+// `npm start` does, for what only a process shows: a crash, SIGKILL, signals, WORKERS,
+// another user, start-up failures, its stdout and stderr. Every response is checked against
+// the OpenAPI document the server serves, so that the document stays true.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before } from 'node:test';
+import { startInProcess, type RunningService } from './in-process-server.js';
 import { checkerFor, type ObservedResponse, type OpenApiResponseChecker } from './openapi-response-checker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
-import { assertBuildIsCurrent } from '../../scripts/support/build-stamp.js';
+import { runServiceToExit, startService, type RunAs } from '../../scripts/support/service-process.js';
 
-const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
-// A test of old code passes for the wrong reason: stop at once when dist/ is stale.
-assertBuildIsCurrent();
+export type { RunAs } from '../../scripts/support/service-process.js';
 /** The harness's own request for the document: its log lines are not the test's. */
 const HARNESS_REQUEST_ID = 'openapi-response-checker';
 const HARNESS_LOG_LINE = `"reqId":"${HARNESS_REQUEST_ID}"`;
-// WORKERS=2 on MariaDB, with the machine's two cores shared with other suites, once took
-// more than 15 s to migrate and start both workers: a start that slow is not what is tested.
-const START_TIMEOUT_MS = 30_000;
 
 /**
  * Every request of the harness goes on a connection of its own. Node's fetch (undici) keeps an
@@ -64,18 +62,15 @@ export interface StartOptions {
   /** Use this database instead of a new one (a restart, or a second instance). It is
    * then the caller's to drop. */
   database?: TestDatabase;
-  /** Run the service as this user (the tests run as root; see support/root.ts). */
+  /** Run the service as this user (the tests run as root; see support/root.ts); needs `process`. */
   user?: RunAs;
-}
-
-export interface RunAs {
-  uid: number;
-  gid: number;
+  /** Run `dist/main.js` in a process of its own instead of the app in this process. */
+  process?: boolean;
 }
 
 export interface TestServer {
   readonly url: string;
-  /** The service's process (with WORKERS, the primary). */
+  /** The service's process (with WORKERS, the primary; in process, this one). */
   readonly pid: number;
   readonly dataDir: string;
   readonly database: TestDatabase;
@@ -85,83 +80,62 @@ export interface TestServer {
   dump(): Promise<string>;
   /** Every row of every table, as text (TestDatabase.rows). */
   rows(): Promise<string>;
-  /** Everything the process wrote to stdout and stderr so far. */
+  /** Everything the process wrote to stdout and stderr so far (in process: its log lines). */
   logs(): string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<Reply<T>>;
   /** Throws if a response disagrees with the server's OpenAPI document (request() does this itself). */
   checkResponse(method: string, path: string, response: ObservedResponse): void;
-  /** SIGTERM and wait for exit; resolves to the exit code. */
+  /** SIGTERM and wait for exit; resolves to the exit code (in process: the same stop, and the
+   * code the process would have exited with). */
   stop(): Promise<number | null>;
-  /** SIGKILL: no chance to flush anything. */
+  /** SIGKILL: no chance to flush anything. Needs `process`. */
   kill(): Promise<void>;
   /** Removes the data folder and drops the database it created (after stop). */
   cleanup(): Promise<void>;
 }
 
-function waitForExit(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((done) => child.once('close', (code) => done(code)));
+async function startRunning(options: StartOptions, env: Record<string, string>): Promise<RunningService> {
+  if (options.process === true) return startService(env, 1, undefined, { keepOutput: true, ...(options.user === undefined ? {} : { user: options.user }) });
+  if (options.user !== undefined) throw new Error('running as another user needs a process of its own: start the server with { process: true }');
+  return startInProcess(env);
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'config-api-test-'));
   const database = options.database ?? (await createTestDatabase(dataDir));
-  const child = spawn(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: database.url,
-      SECRET_KEY_FILE: join(dataDir, 'secret.key'),
-      TOKEN_KEY_FILE: join(dataDir, 'token.key'),
-      LOG_LEVEL: 'info',
-      ...options.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    ...options.user,
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-
-  const listening = new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`server did not start in time:\n${output}`)), START_TIMEOUT_MS);
-    const look = (): void => {
-      // The loopback address it listens on: 127.0.0.1, or [::1] with HOST=::1.
-      const match = /Server listening at (http:\/\/(?:127\.0\.0\.1|\[::1\]):\d+)/.exec(output);
-      if (match?.[1] !== undefined) {
-        clearTimeout(timer);
-        done(match[1]);
-      }
-    };
-    child.stdout!.on('data', look);
-    // 'close', not 'exit': it comes once stdout and stderr are read to the end.
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      fail(new Error(`server exited with ${code} before listening:\n${output}`));
-    });
-  });
-  let url: string;
+  const env = {
+    DATABASE_URL: database.url,
+    SECRET_KEY_FILE: join(dataDir, 'secret.key'),
+    TOKEN_KEY_FILE: join(dataDir, 'token.key'),
+    ...options.env,
+  };
+  let running: RunningService | undefined;
   let checker: OpenApiResponseChecker;
   try {
-    url = await listening;
-    const document = await fetch(`${url}/en/api/openApi`, { headers: { 'x-request-id': HARNESS_REQUEST_ID, ...OWN_CONNECTION } });
+    running = await startRunning(options, env);
+    const document = await fetch(`${running.url}/en/api/openApi`, { headers: { 'x-request-id': HARNESS_REQUEST_ID, ...OWN_CONNECTION } });
     checker = checkerFor(await document.text());
   } catch (error) {
-    child.kill('SIGKILL');
+    if (options.process === true) await running?.kill();
+    else await running?.stop();
     if (options.database === undefined) await database.drop();
     throw error;
   }
+  const { url } = running;
+  const service = running;
 
   return {
     url,
-    pid: child.pid!,
+    pid: service.pid,
     dataDir,
     database,
     databaseFile: database.file ?? '',
     dump: () => database.dump(),
     rows: () => database.rows(),
-    logs: () => (output.includes(HARNESS_LOG_LINE) ? output.split('\n').filter((line) => !line.includes(HARNESS_LOG_LINE)).join('\n') : output),
+    logs: () => {
+      const output = service.output();
+      return output.includes(HARNESS_LOG_LINE) ? output.split('\n').filter((line) => !line.includes(HARNESS_LOG_LINE)).join('\n') : output;
+    },
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...OWN_CONNECTION, ...requestOptions.headers };
       let body: string | undefined = requestOptions.raw;
@@ -183,14 +157,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     checkResponse(method, path, response) {
       checker.check(method, path, response);
     },
-    async stop() {
-      child.kill('SIGTERM');
-      return waitForExit(child);
-    },
-    async kill() {
-      child.kill('SIGKILL');
-      await waitForExit(child);
-    },
+    stop: () => service.stop(),
+    kill: () => service.kill(),
     async cleanup() {
       if (options.database === undefined) await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
@@ -226,22 +194,15 @@ export function serverPerSuite(options: StartOptions = {}): TestServer {
  * last output).
  */
 export function runToExit(dataDir: string, env: Record<string, string>, user?: RunAs): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
+  return runServiceToExit(
+    {
       DATABASE_URL: `sqlite:${join(dataDir, 'config.db')}`,
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
       TOKEN_KEY_FILE: join(dataDir, 'token.key'),
       ...env,
     },
-    encoding: 'utf8',
-    timeout: 15_000,
-    killSignal: 'SIGKILL',
-    ...user,
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+    user,
+  );
 }
 
 /** runToExit on a throw-away data folder: a start that must fail. */
