@@ -2,6 +2,7 @@
 // its page says (the convention: test/support/doc-examples.ts, docs/architecture.md). One
 // service per page, on a fresh SQLite database; the examples of a page run in order in one
 // bash session. It is about the pages, not the backends: it runs once, on SQLite.
+// @backend-independent (runs once, not once per backend): the pages, on SQLite.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

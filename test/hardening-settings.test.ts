@@ -1,5 +1,6 @@
 // The settings of the load and disk safeguards (HEAVY_QUERY_*, DISK_*): their defaults, and a
 // wrong value stops the start with a message that names it.
+// @backend-independent (runs once, not once per backend): reads settings only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config/config.js';

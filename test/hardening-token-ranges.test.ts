@@ -2,6 +2,7 @@
 // tokens of 100 ranges each are loaded at start), so its answers are checked here against
 // ipaddr.js, the library that reads every other address of the service, on random ranges and
 // addresses near them, IPv4, IPv6 and IPv4-mapped.
+// @backend-independent (runs once, not once per backend): compares two parsers in memory.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import ipaddr from 'ipaddr.js';
