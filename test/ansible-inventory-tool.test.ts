@@ -14,7 +14,9 @@ import { bearer } from './support/tokens.js';
 
 const SCRIPT = resolve(import.meta.dirname, '../contrib/ansible-inventory.mjs');
 const ansible = tool('ansible-inventory', 'ansible-core');
-const server = serverPerSuite({ env: TOKEN_ENV });
+// A process of its own: ansible-inventory runs through spawnSync, which blocks this process
+// while the script asks the service for the inventory.
+const server = serverPerSuite({ env: TOKEN_ENV, process: true });
 let fleet: Fleet;
 let home = '';
 
