@@ -79,7 +79,7 @@ function rangeWords(range: string): { v4: boolean; words: number[]; bits: number
   if (v4 !== null) {
     const octets = v4.slice(1, 5).map(Number);
     const bits = Number(v4[5]);
-    if (octets.every((octet) => octet <= 255) && bits <= 32) return { v4: true, words: [((octets[0]! << 24) | (octets[1]! << 16) | (octets[2]! << 8) | octets[3]!) >>> 0], bits };
+    if (octets.every((octet) => octet <= 255) && bits <= 32) return { v4: true, words: [octetWord(octets)], bits };
   }
   const slash = range.lastIndexOf('/');
   const groups = slash > 0 ? ipv6Groups(range.slice(0, slash)) : undefined;
