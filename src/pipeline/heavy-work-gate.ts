@@ -14,6 +14,7 @@ import { ApiError } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
 import type { ListQuery } from '../store/list-query.js';
 import { LIMIT_DEFAULT } from './parse-list-query.js';
+import { ThrottledReport } from '../metrics/throttled-report.js';
 
 /** Seconds a client refused here is told to wait. */
 const RETRY_AFTER_SECONDS = 1;
@@ -37,6 +38,9 @@ export interface HeavyWorkLimits {
   readonly reportRefused?: (refused: number) => void;
 }
 
+/** Refusals are told together, at most this often. */
+const REPORT_EVERY_MS = 1000;
+
 interface Waiter {
   readonly admit: () => void;
   readonly timer: NodeJS.Timeout;
@@ -55,9 +59,18 @@ export class HeavyWorkGate {
   private readonly waiting: Waiter[] = [];
   /** Refused since the last report. */
   private unreported = 0;
-  private reporting: NodeJS.Timeout | undefined;
+  private readonly report: ThrottledReport | undefined;
 
-  constructor(private readonly limits: HeavyWorkLimits) {}
+  constructor(private readonly limits: HeavyWorkLimits) {
+    const told = limits.reportRefused;
+    this.report =
+      told === undefined
+        ? undefined
+        : new ThrottledReport(REPORT_EVERY_MS, () => {
+            told(this.unreported);
+            this.unreported = 0;
+          });
+  }
 
   /** Runs `work` once a slot is free, on a turn of the event loop of its own; throws a 503 if
    * none frees in time. */
@@ -90,15 +103,7 @@ export class HeavyWorkGate {
 
   private refuse(): ApiError {
     this.unreported++;
-    const report = this.limits.reportRefused;
-    if (report !== undefined && this.reporting === undefined) {
-      this.reporting = setTimeout(() => {
-        this.reporting = undefined;
-        report(this.unreported);
-        this.unreported = 0;
-      }, 1000);
-      this.reporting.unref();
-    }
+    this.report?.later();
     return busy();
   }
 

@@ -13,6 +13,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { message } from '../../messages/messages.js';
 import { OpenConnections } from '../open-connections.js';
 import { routeFacts } from '../route-label.js';
+import { ThrottledReport } from '../../metrics/throttled-report.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,17 +36,12 @@ export default fp<{ maxConnections: number }>(
 
     let closedIdle = 0;
     let turnedAway = 0;
-    let report: NodeJS.Timeout | undefined;
-    const reportLater = (): void => {
-      report ??= setTimeout(() => {
-        report = undefined;
-        app.log.warn({ maxConnections, closedIdle, turnedAway }, 'over MAX_CONNECTIONS: closed the connections idle for longest, and answered 503 where none was idle');
-        closedIdle = 0;
-        turnedAway = 0;
-      }, REPORT_EVERY_MS);
-      report.unref();
-    };
-    app.addHook('onClose', async () => clearTimeout(report));
+    const report = new ThrottledReport(REPORT_EVERY_MS, () => {
+      app.log.warn({ maxConnections, closedIdle, turnedAway }, 'over MAX_CONNECTIONS: closed the connections idle for longest, and answered 503 where none was idle');
+      closedIdle = 0;
+      turnedAway = 0;
+    });
+    app.addHook('onClose', async () => report.cancel());
 
     app.server.on('connection', (socket: Socket) => {
       if (connections.size <= maxConnections) return;
@@ -57,7 +53,7 @@ export default fp<{ maxConnections: number }>(
         overLimit.add(socket);
         turnedAway++;
       }
-      reportLater();
+      report.later();
     });
 
     app.addHook('onRequest', (request, reply, done) => {

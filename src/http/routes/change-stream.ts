@@ -22,6 +22,7 @@ import { matches, type ChangeFilter, type ChangeLog } from '../../store/change-l
 import { ChangeStreamBudget, type BufferedStream } from '../change-stream-budget.js';
 import { ChangeStreamLimits } from '../change-stream-limits.js';
 import { endpointRoute } from './endpoint-route.js';
+import { ThrottledReport } from '../../metrics/throttled-report.js';
 
 // Records read per statement while catching up.
 const PAGE = 500;
@@ -171,25 +172,20 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
   // Counted here and logged together: a burst of cuts is one line, not one per stream.
   let cutStreams = 0;
   let tokenEnded = 0;
-  let report: NodeJS.Timeout | undefined;
-  const reportLater = (): void => {
-    report ??= setTimeout(() => {
-      report = undefined;
-      if (cutStreams > 0) {
-        app.log.warn(
-          { cutStreams, bufferBytes: settings.bufferBytes },
-          'change streams cut: their clients read too slowly and the streams held too much unsent (CHANGE_STREAM_BUFFER_BYTES); they resume from the log',
-        );
-      }
-      if (tokenEnded > 0) app.log.info({ endedStreams: tokenEnded }, 'change streams ended: their token was revoked or expired');
-      cutStreams = 0;
-      tokenEnded = 0;
-    }, REPORT_EVERY_MS);
-    report.unref();
-  };
+  const report = new ThrottledReport(REPORT_EVERY_MS, () => {
+    if (cutStreams > 0) {
+      app.log.warn(
+        { cutStreams, bufferBytes: settings.bufferBytes },
+        'change streams cut: their clients read too slowly and the streams held too much unsent (CHANGE_STREAM_BUFFER_BYTES); they resume from the log',
+      );
+    }
+    if (tokenEnded > 0) app.log.info({ endedStreams: tokenEnded }, 'change streams ended: their token was revoked or expired');
+    cutStreams = 0;
+    tokenEnded = 0;
+  });
   const budget = new ChangeStreamBudget(settings.bufferBytes, (cut) => {
     cutStreams += cut;
-    reportLater();
+    report.later();
   });
   const maxBytes = Math.min(MAX_BUFFERED_BYTES, settings.bufferBytes);
 
@@ -199,7 +195,7 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
     for (const client of open) {
       if (client.token === undefined || tokenIndex.stillValid(client.token, now) || !client.end()) continue;
       tokenEnded += 1;
-      reportLater();
+      report.later();
     }
   };
 
@@ -272,7 +268,7 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
   app.addHook('preClose', async () => {
     clearInterval(keepAlive);
     clearInterval(tokenCheck);
-    clearTimeout(report);
+    report.cancel();
     stopWatching();
     for (const client of open) client.raw.end();
   });
