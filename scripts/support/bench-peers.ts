@@ -100,7 +100,12 @@ export async function startPlatformatic(dataDir: string, tags: readonly { name: 
     stdio: ['ignore', openSync(join(dataDir, 'platformatic.log'), 'a'), openSync(join(dataDir, 'platformatic.log'), 'a')],
   });
   const url = `http://127.0.0.1:${port}`;
-  await until(`${url}/tags/1`, child, 'Platformatic DB');
+  try {
+    await until(`${url}/tags/1`, child, 'Platformatic DB');
+  } catch (error) {
+    await stopper(child)();
+    throw error;
+  }
   return { url, pid: child.pid!, close: stopper(child) };
 }
 

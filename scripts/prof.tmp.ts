@@ -1,0 +1,17 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startService } from './support/service-process.js';
+import { seedServers } from './support/seed.js';
+import { runWrk } from './support/wrk.js';
+const main = process.argv[2] === 'base' ? '/root/.cache/pmacontrol-bench/build-b3a217622994/dist/main.js' : undefined;
+const dir = mkdtempSync(join(tmpdir(), 'prof-'));
+const env = { DATABASE_URL: `sqlite:${join(dir, 'config.db')}`, SECRET_KEY_FILE: join(dir, 'secret.key'), TOKEN_KEY_FILE: join(dir, 'token.key'), LOG_LEVEL: 'info' };
+await (await startService(env, 1, main, { readyWhen: 'healthz', logFile: join(dir, 'log') })).stop();
+seedServers(join(dir, 'config.db'), 10000);
+const s = await startService(env, 1, main, { readyWhen: 'healthz', logFile: join(dir, 'log'), execArgv: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '200'] });
+const r = await runWrk(s.url, { method: 'POST', path: '/en/api/config/servers', body: `{"ip":"172.16.{{math.floor(n / 256) % 256}}.{{n % 256}}","port":{{20000 + math.floor(n / 65536) % 40000}},"hostname":"bench-{{n}}"}` }, Number(process.env.S ?? 10));
+console.log(r);
+await s.stop();
+const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))!;
+console.log(join(dir, file));
