@@ -40,6 +40,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The resources this app serves. */
     registry: Registry;
+    /** Where its log lines go (the metrics read how many were dropped). */
+    logLines: LineDestination;
   }
 }
 
@@ -53,10 +55,11 @@ export interface AppOptions {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const logLines = options.logDestination ?? turnBatchedStdout(process.stdout, config.logBufferBytes);
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      stream: options.logDestination ?? turnBatchedStdout(),
+      stream: logLines,
       // Belt and braces: no credential or body is ever serialized into a log line.
       // err.rawPacket: the bytes Node's parser read of a request it refused (headers and body).
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.body', 'body', 'err.rawPacket'], censor: '[redacted]' },
@@ -104,6 +107,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     onConstructorPoisoning: 'error',
   });
 
+  app.decorate('logLines', logLines);
   try {
     await registerAll(app, config, options);
   } catch (error) {

@@ -13,7 +13,7 @@ const DESTINATION = pathToFileURL(resolve(import.meta.dirname, '../src/logging/t
 
 /** Runs `body` (ES module code with `out`, the destination) and returns its stdout's lines. */
 function linesWritten(body: string): unknown[] {
-  const script = `import { turnBatchedStdout } from ${JSON.stringify(DESTINATION)};\nconst out = turnBatchedStdout();\n${body}`;
+  const script = `import { turnBatchedStdout } from ${JSON.stringify(DESTINATION)};\nconst out = turnBatchedStdout(process.stdout, 64 * 1024 * 1024);\n${body}`;
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: 30_000,

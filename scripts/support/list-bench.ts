@@ -3,12 +3,13 @@
 // of an unchanged list with If-None-Match, each to be read next to the plain first page;
 // plus the median of single requests sent one after another.
 
+import { render } from './bench-kit.js';
+import type { RequestTemplate } from './wrk.js';
+
 export interface ListScenario {
   name: string;
-  /** Measured on the service without its list cache: what the query costs (see bench.ts). */
-  uncached?: true;
-  method: 'GET';
-  next: () => { path: string; headers?: Record<string, string> };
+  /** wrk's request (scripts/support/wrk.ts: `{{...}}` is evaluated per request). */
+  template: RequestTemplate;
 }
 
 const SERVERS = '/en/api/config/servers';
@@ -16,39 +17,45 @@ const SERVERS = '/en/api/config/servers';
 export const PLAIN_PAGE = 'list plain, no cache';
 
 /** The seed's values: server i (from 0) has ip 10.a.b.c from i, hostname seed-i, port
- * 3306 + i % 10, and one in 20 is not monitored (see seedServers in bench.ts). */
+ * 3306 + i % 10, and one in 20 is not monitored (see seedServers in seed.ts). A server is
+ * picked from the last nine tenths by the request's sequence number n (spread by a prime):
+ * one pick serves every part of the request. */
 export async function listScenarios(url: string, rows: number): Promise<ListScenario[]> {
-  const pick = (): number => Math.floor(rows / 10 + Math.random() * (rows - rows / 10));
-  const ip = (i: number): string => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+  const first = Math.floor(rows / 10);
+  const pick = `(${first} + (n * 7919) % ${rows - first})`;
+  const ip = `10.{{math.floor(${pick} / 65536) % 256}}.{{math.floor(${pick} / 256) % 256}}.{{${pick} % 256}}`;
+  // The last 8 characters of seed-<i>: every pick has as many digits as rows - 1.
+  const digits = String(rows - 1).length;
+  const qPrefix = digits >= 8 ? '' : 'seed-'.slice(-(8 - digits));
   // A cursor for the page at the end of the list, and the tag of an unchanged list.
   const deep = (await (await fetch(`${url}${SERVERS}?limit=100&offset=${Math.max(0, rows - 150)}`)).json()) as { next: string | null };
   const polled = await fetch(`${url}${SERVERS}?limit=100&sort=hostname`);
   await polled.arrayBuffer();
   const etag = polled.headers.get('etag') ?? '';
-  const get = (name: string, path: () => string): ListScenario => ({ name, uncached: true, method: 'GET', next: () => ({ path: path() }) });
+  const get = (name: string, path: string, headers?: Record<string, string>): ListScenario => ({ name, template: { method: 'GET', path, ...(headers === undefined ? {} : { headers }) } });
   return [
-    get('list ?ip=', () => `${SERVERS}?limit=100&ip=${ip(pick())}`),
-    get('list ?hostname=', () => `${SERVERS}?limit=100&hostname=seed-${pick()}`),
-    get('list ?port=', () => `${SERVERS}?limit=100&port=${3306 + Math.floor(Math.random() * 10)}`),
-    get('list ?is_monitored=f', () => `${SERVERS}?limit=100&is_monitored=false`),
-    get('list ?sort=-updated', () => `${SERVERS}?limit=100&sort=-updated_at`),
-    get('list ?sort=hostname', () => `${SERVERS}?limit=100&sort=hostname`),
-    get('list ?q= (8 chars)', () => `${SERVERS}?limit=100&q=${`seed-${pick()}`.slice(-8)}`),
-    get('list cursor at end', () => `${SERVERS}?limit=100&after=${deep.next ?? ''}`),
+    get('list ?ip=', `${SERVERS}?limit=100&ip=${ip}`),
+    get('list ?hostname=', `${SERVERS}?limit=100&hostname=seed-{{${pick}}}`),
+    get('list ?port=', `${SERVERS}?limit=100&port={{3306 + n % 10}}`),
+    get('list ?is_monitored=f', `${SERVERS}?limit=100&is_monitored=false`),
+    get('list ?sort=-updated', `${SERVERS}?limit=100&sort=-updated_at`),
+    get('list ?sort=hostname', `${SERVERS}?limit=100&sort=hostname`),
+    get('list ?q= (8 chars)', `${SERVERS}?limit=100&q=${qPrefix}{{${pick} % ${10 ** Math.min(digits, 8)}}}`),
+    get('list cursor at end', `${SERVERS}?limit=100&after=${deep.next ?? ''}`),
     // As the service ships: a poll costs the tag's one row read, cache or not.
-    { name: 'list 304 poll', method: 'GET', next: () => ({ path: `${SERVERS}?limit=100&sort=hostname`, headers: { 'if-none-match': etag } }) },
+    get('list 304 poll', `${SERVERS}?limit=100&sort=hostname`, { 'if-none-match': etag }),
   ];
 }
 
 /** The median time of `count` single requests of each scenario, sent one after another. */
-export async function singleRequestMedians(url: string, rows: number, scenarios: readonly Pick<ListScenario, 'name' | 'next'>[], count = 7): Promise<string[]> {
+export async function singleRequestMedians(url: string, rows: number, scenarios: readonly ListScenario[], count = 7): Promise<string[]> {
   const notes: string[] = [];
   for (const scenario of scenarios) {
     const times: number[] = [];
     for (let i = 0; i < count; i++) {
-      const request = scenario.next();
+      const request = render(scenario.template);
       const started = performance.now();
-      const response = await fetch(`${url}${request.path}`, { headers: request.headers ?? {} });
+      const response = await fetch(`${url}${request.path}`, { headers: request.headers });
       await response.arrayBuffer();
       times.push(performance.now() - started);
       if (response.status >= 400) throw new Error(`${scenario.name}: ${response.status}`);
@@ -57,21 +64,4 @@ export async function singleRequestMedians(url: string, rows: number, scenarios:
     notes.push(`${scenario.name}: median of ${count} single requests ${times[Math.floor(count / 2)]!.toFixed(1)} ms`);
   }
   return notes.map((note) => `${rows} servers: ${note}`);
-}
-
-/** Each list scenario's throughput as a share of the plain first page's, and its CPU time per
- * request as a multiple of the plain page's (the steadier figure on a loaded VM). */
-export function relativeToPlainPage(
-  rows: number,
-  results: readonly { rows: number; scenario: string; project: { requestsPerSecond: number; cpuMicros?: number } }[],
-): string[] {
-  const plain = results.find((row) => row.rows === rows && row.scenario === PLAIN_PAGE);
-  if (plain === undefined) return [];
-  const cpu = (row: { project: { cpuMicros?: number } }) => (row.project.cpuMicros === undefined ? '' : `, CPU ${Math.round(row.project.cpuMicros)} µs/request, ${(row.project.cpuMicros / plain.project.cpuMicros!).toFixed(2)}x the plain page's`);
-  return [
-    `${rows} servers: ${PLAIN_PAGE} ${plain.project.requestsPerSecond} req/s${cpu(plain).replace(/, [^,]*x the plain page's$/, '')}`,
-    ...results
-      .filter((row) => row.rows === rows && row.scenario.startsWith('list '))
-      .map((row) => `${rows} servers: ${row.scenario} ${row.project.requestsPerSecond} req/s, ${(row.project.requestsPerSecond / plain.project.requestsPerSecond).toFixed(2)}x the plain first page${cpu(row)}`),
-  ];
 }

@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { openSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assertBuildIsCurrent } from './build-stamp.js';
+import { freePort } from './free-port.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/main.js');
 // A run of old code passes (or measures) for the wrong reason: stop at once when dist/ is stale.
@@ -44,6 +45,10 @@ export interface StartOptions {
   readonly keepOutput?: boolean;
   /** Run it as this user (the tests run as root; see test/support/root.ts). */
   readonly user?: RunAs;
+  /** How to tell it is ready: its `Server listening at` line (the default), or `healthz`:
+   * GET /healthz answers 200 on a port chosen here. The bench runs at LOG_LEVEL=warn too,
+   * where the listening line (info) is never written. One worker only. */
+  readonly readyWhen?: 'listening-line' | 'healthz';
 }
 
 /** The environment every start gets, under the caller's own. */
@@ -59,7 +64,27 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 
 /** Resolves once `workers` processes (WORKERS) have said they listen. `main`: another build's
  * entry point (bench:compare). The one way the tests, the bench and the scripts start it. */
-export function startService(env: Record<string, string>, workers = 1, main = MAIN, { logFile, execArgv = [], keepOutput = false, user }: StartOptions = {}): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string>, workers = 1, main = MAIN, options: StartOptions = {}): Promise<ServiceProcess> {
+  if (options.readyWhen !== 'healthz') return startProcess(env, workers, main, options);
+  if (workers !== 1) throw new Error('readyWhen healthz: one worker only (a cluster answers before each worker listens)');
+  const port = env.PORT ?? String(await freePort());
+  const service = await startProcess({ ...env, PORT: port }, 0, main, options);
+  const url = `http://${env.HOST === '::1' ? '[::1]' : (env.HOST ?? '127.0.0.1')}:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) throw new Error(`the service exited with ${service.child.exitCode} before answering /healthz:\n${service.output()}`);
+    if (await fetch(`${url}/healthz`).then(async (response) => (await response.arrayBuffer(), response.ok), () => false)) return { ...service, url };
+    if (Date.now() > deadline) {
+      await service.kill();
+      throw new Error(`the service did not answer /healthz in ${START_TIMEOUT_MS} ms:\n${service.output()}`);
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/** Spawns it and resolves once `workers` listening lines are seen (at once for 0: the caller
+ * waits on /healthz; url is then empty). */
+function startProcess(env: Record<string, string>, workers: number, main: string, { logFile, execArgv = [], keepOutput = false, user }: StartOptions): Promise<ServiceProcess> {
   const child: ChildProcess = spawn(process.execPath, [...execArgv, main], {
     env: serviceEnv(env),
     // The logs are read, as a log shipper would, and dropped once the start is seen (or go to
@@ -80,7 +105,7 @@ export function startService(env: Record<string, string>, workers = 1, main = MA
       output += chunk;
       if (started) return;
       const matches = [...output.matchAll(LISTENING)];
-      const url = matches[0]?.[1];
+      const url = workers === 0 ? '' : matches[0]?.[1];
       if (url === undefined || matches.length < workers) return;
       started = true;
       clearTimeout(timer);
@@ -101,7 +126,9 @@ export function startService(env: Record<string, string>, workers = 1, main = MA
       });
     };
     if (logFile === undefined) child.stdout!.setEncoding('utf8').on('data', seen);
-    const poll = logFile === undefined ? undefined : setInterval(() => seen(readFileSync(logFile, 'utf8').slice(output.length)), 100);
+    // Waiting on /healthz (workers 0), the file is never read: it may be a FIFO (a test's pipe).
+    const poll = logFile === undefined || workers === 0 ? undefined : setInterval(() => seen(readFileSync(logFile, 'utf8').slice(output.length)), 100);
+    if (workers === 0) setImmediate(() => seen(''));
     child.once('close', (code) => {
       clearTimeout(timer);
       clearInterval(poll);

@@ -14,6 +14,9 @@ export interface Config {
   secretKeyFile: string;
   bodyLimit: number;
   logLevel: string;
+  /** Log bytes a reader that falls behind may leave waiting in memory; past it lines are
+   * dropped and counted (src/logging/turn-batched-stdout.ts). */
+  logBufferBytes: number;
   /** SQLite `synchronous` pragma: FULL keeps acknowledged writes across power loss too. */
   sqliteSynchronous: 'FULL' | 'NORMAL';
   /** PostgreSQL and MariaDB: connections per instance, and how long to wait for them. */
@@ -179,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKeyFile: env.SECRET_KEY_FILE || './data/secret.key',
     bodyLimit: integerSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel,
+    logBufferBytes: integerSetting(env, 'LOG_BUFFER_BYTES', 4 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     sqliteSynchronous: synchronous,
     databasePoolSize,
     databaseConnectTimeoutMs: integerSetting(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),

@@ -3,7 +3,7 @@
 // registry, so that several apps in one process (tests) or several workers never mix.
 import cluster from 'node:cluster';
 import fp from 'fastify-plugin';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { clusterMetricsSource } from '../../cluster/cluster-metrics.js';
 import type { PoolStatistics } from '../../db/connect.js';
 import { routeLabel } from '../route-label.js';
@@ -60,6 +60,17 @@ export default fp(
     app.addHook('onResponse', (request, reply, done) => {
       requests.record(request.method, routeLabel(request), reply.statusCode, reply.elapsedTime / 1000);
       done();
+    });
+
+    // A log reader that stops reading costs lines, not requests (src/logging/turn-batched-stdout.ts).
+    new Counter({
+      name: 'log_lines_dropped_total',
+      help: 'Log lines dropped because standard output was not taken fast enough (a stuck log reader) or failed.',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(app.logLines.dropped?.() ?? 0);
+      },
     });
 
     const statistics = app.database.poolStatistics;
