@@ -74,7 +74,7 @@ export async function openConsole(server: TestServer, path = '#/servers', option
   const operations = await documentOperations(server);
   const context = await (await consoleBrowser()).newContext({ viewport: options.viewport ?? DESKTOP });
   if (options.token !== undefined) {
-    await context.addInitScript((token) => sessionStorage.setItem('pmacontrol-console-token', token), options.token);
+    await context.addInitScript(`sessionStorage.setItem('pmacontrol-console-token', ${JSON.stringify(options.token)})`);
   }
   const page = await context.newPage();
   const apiRequests: string[] = [];
