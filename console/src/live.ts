@@ -6,7 +6,8 @@
 import { createParser } from 'eventsource-parser';
 import { apiPath, authorization, request, type ChangeRecord } from './api.js';
 
-type Listener = (record: ChangeRecord) => void;
+/** `replayed`: a record the page's first reads may already show (see REPLAY). */
+type Listener = (record: ChangeRecord, replayed: boolean) => void;
 type StateListener = (live: boolean) => void;
 
 /** Whether a change with an id above `since` exists. */
@@ -32,6 +33,11 @@ export async function newestChangeId(): Promise<number> {
   return low === 0 && !(await hasChangeAfter(0)) ? 0 : high;
 }
 
+// The newest id is found while the page reads its list, so a change committed in between could
+// fall before it: the stream starts this many records earlier. Replayed in order, they leave
+// every row as it is now; they are applied without the "changed elsewhere" mark.
+const REPLAY = 100;
+
 export class LiveFeed {
   private readonly listeners = new Set<Listener>();
   private readonly stateListeners = new Set<StateListener>();
@@ -39,6 +45,8 @@ export class LiveFeed {
   private stopped = false;
   private readonly abort = new AbortController();
   private lastId: number | undefined;
+  /** Records up to this id are replayed (see REPLAY). */
+  private replayUpTo = 0;
   live = false;
 
   constructor(private readonly onUnauthorized: (detail: string) => void) {}
@@ -71,7 +79,10 @@ export class LiveFeed {
   private async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        this.lastId ??= await newestChangeId();
+        if (this.lastId === undefined) {
+          this.replayUpTo = await newestChangeId();
+          this.lastId = Math.max(0, this.replayUpTo - REPLAY);
+        }
         await this.follow(this.lastId);
       } catch (error) {
         if ((error as { status?: number }).status === 401) return;
@@ -96,7 +107,7 @@ export class LiveFeed {
         if (event.event !== 'change') return;
         const record = JSON.parse(event.data) as ChangeRecord;
         this.lastId = record.id;
-        for (const listener of this.listeners) listener(record);
+        for (const listener of this.listeners) listener(record, record.id <= this.replayUpTo);
       },
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

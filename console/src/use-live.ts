@@ -5,17 +5,17 @@ import type { ChangeRecord } from './api.js';
 import { useConsole } from './context.js';
 import { forget, LOOKUP_RESOURCES } from './lookups.js';
 
-export function useLive(onRecord: (record: ChangeRecord) => void): boolean {
+export function useLive(onRecord: (record: ChangeRecord, replayed: boolean) => void): boolean {
   const { live } = useConsole();
   const handler = useRef(onRecord);
   handler.current = onRecord;
   const [connected, setConnected] = useState(live.live);
   useEffect(() => {
     const stopState = live.onState(setConnected);
-    const stop = live.subscribe((record) => {
+    const stop = live.subscribe((record, replayed) => {
       // The names shown for references follow too.
-      if (LOOKUP_RESOURCES.includes(record.resource)) forget(record.resource);
-      handler.current(record);
+      if (LOOKUP_RESOURCES.includes(record.resource) && !replayed) forget(record.resource);
+      handler.current(record, replayed);
     });
     setConnected(live.live);
     return () => {

@@ -75,14 +75,16 @@ export function EntryPage(props: { resource: ConsoleResource; id: number }) {
   };
   useEffect(load, [resource.name, id]);
 
-  const connected = useLive((record) => {
+  const connected = useLive((record, replayed) => {
     if (record.resource !== resource.name || record.entry_id !== id) return;
     if (record.after === null) {
       setEntry(null);
+      setStatus(t.deletedDone);
     } else {
       setEntry(record.after);
     }
     setVersion(String(record.id));
+    if (replayed) return;
     setChanged(true);
     setTimeout(() => setChanged(false), 10_000);
   });

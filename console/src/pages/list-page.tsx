@@ -163,15 +163,16 @@ export function ListPage(props: { resource: ConsoleResource }) {
     };
   }, [resource.name, params.toString(), reloads]);
 
-  const connected = useLive((record) => {
+  const connected = useLive((record, replayed) => {
     if (record.resource !== resource.name) return;
     if (record.action === 'create') {
+      if (replayed) return;
       setCreated((count) => count + 1);
       return;
     }
     setPage((current) => {
       if (current === undefined || !current.items.some((item) => item.id === record.entry_id)) return current;
-      mark(record.entry_id);
+      if (!replayed) mark(record.entry_id);
       const items = current.items.map((item) => (item.id === record.entry_id ? (record.after ?? { ...item, is_deleted: 1 }) : item));
       return { ...current, items };
     });
