@@ -48,8 +48,8 @@ describe('the console’s webhook pages', { skip }, () => {
     const session = await openConsole(server, '#/webhooks', { token: ADMIN, expectedStatuses: [] });
     const { page } = session;
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
-    await page.getByLabel('Name').fill('console-hook');
-    await page.getByLabel('URL').fill(receiverUrl);
+    await page.getByLabel('Name', { exact: true }).fill('console-hook');
+    await page.getByLabel('URL', { exact: true }).fill(receiverUrl);
     await page.getByRole('checkbox', { name: 'servers' }).check();
     await page.getByRole('button', { name: 'Create' }).click();
     const secret = page.getByLabel('Signing secret: copy it now, it is shown this once.');
