@@ -57,6 +57,13 @@ describe('the operator console', { skip }, () => {
       }
       compressed += manifest.sizes[name]!.gzip;
     }
+    // The coding the client accepts, and none where it accepts none (q=0 refuses one).
+    for (const [accept, coding] of [['gzip;q=1, br;q=0', 'gzip'], ['identity', null], ['*', 'br']] as const) {
+      const file = await fetch(`${server.url}/en/console/${manifest.style}`, { headers: { 'accept-encoding': accept, connection: 'close' } });
+      assert.equal(file.headers.get('content-encoding'), coding, `Accept-Encoding: ${accept}`);
+      if (coding === null) assert.match(await file.text(), /[{}]/);
+      else await file.arrayBuffer();
+    }
     console.log(`console download: ${compressed} bytes gzip, ${Object.values(manifest.sizes).reduce((sum, size) => sum + size.brotli, 0)} bytes brotli`);
     assert.ok(compressed < 200 * 1024, `the console's download is ${compressed} bytes compressed`);
     assert.equal((await server.request('GET', '/en/console/console-NOPE.js')).status, 404);
@@ -279,8 +286,9 @@ describe('the operator console', { skip }, () => {
     assert.equal(await page.locator('tr[data-line="2"] .row-problems').innerText(), '');
     await screenshots(page, 'import-refused');
     assert.equal((await server.request('GET', '/en/api/config/servers?limit=1')).body.total, before, 'nothing stored');
-    await page.getByLabel('CSV text').fill(faulty.replace('nobody', 'csv-client').replace('99999', '3307'));
-    await page.getByRole('button', { name: 'Read the CSV' }).click();
+    // Corrected, and uploaded as a file this time.
+    await page.getByLabel('CSV file').setInputFiles({ name: 'servers.csv', mimeType: 'text/csv', buffer: Buffer.from(faulty.replace('nobody', 'csv-client').replace('99999', '3307')) });
+    await page.getByLabel('Column “client” goes to').waitFor();
     await page.getByRole('button', { name: 'Check (dry run)' }).click();
     await page.getByText('3 servers would be created').waitFor();
     assert.equal((await server.request('GET', '/en/api/config/servers?limit=1')).body.total, before, 'a dry run stores nothing');
@@ -303,6 +311,12 @@ describe('the operator console', { skip }, () => {
     await page.getByRole('button', { name: 'Add tag' }).click();
     await page.getByText('2 servers changed.').waitFor();
     for (const id of ids) assert.deepEqual((await server.request('GET', `/en/api/config/servers/${id}`)).body.item.tags, [tag.body.id]);
+    // The selection is cleared with the reload: select one again, and take the tag off it.
+    await page.getByLabel(`Select #${ids[1]}`, { exact: true }).check();
+    await page.getByRole('button', { name: 'Remove tag' }).click();
+    await page.getByText('1 server changed.').waitFor();
+    assert.deepEqual((await server.request('GET', `/en/api/config/servers/${ids[1]}`)).body.item.tags, []);
+    assert.deepEqual((await server.request('GET', `/en/api/config/servers/${ids[0]}`)).body.item.tags, [tag.body.id]);
     await page.getByLabel('Select every row of this page').check();
     await page.getByRole('button', { name: 'Delete selected' }).click();
     await page.getByRole('button', { name: 'Confirm delete' }).click();

@@ -147,7 +147,8 @@ export function CsvImport() {
           })),
         );
         setChecked('refused');
-        setProblem(error);
+        // Each refusal is on its row; only those that name no row are said above the table.
+        if (error.errors.some((one) => one.index === undefined)) setProblem(error);
       } else {
         setProblem(error);
       }
