@@ -28,6 +28,7 @@ import requestLanguagePlugin from './http/plugins/request-language.js';
 import secretBoxPlugin from './http/plugins/secret-box.js';
 import changeRoutes from './http/routes/changes.js';
 import configApiRoutes from './http/routes/config-api.js';
+import consoleRoutes from './http/routes/console.js';
 import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
 import integrationRoutes from './http/routes/integrations.js';
@@ -161,6 +162,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   await app.register(tokenRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);
+  await app.register(consoleRoutes);
   await app.register(healthRoutes);
   await app.register(metricsRoutes);
 }

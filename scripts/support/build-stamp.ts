@@ -1,5 +1,5 @@
 // Whether dist/ was compiled from the sources as they are now: a digest of every input of the
-// build (src/, the TypeScript settings, the package manifest and lock), written beside the
+// build (src/, the console's console/, the TypeScript settings, the package manifest and lock), written beside the
 // output by `npm run build`. A digest rather than file times: a checkout, a stash or a copy
 // moves times both ways, and reading the sources takes a few milliseconds.
 import { createHash } from 'node:crypto';
@@ -8,7 +8,7 @@ import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STAMP = join(ROOT, 'dist', '.build-stamp');
-const SETTINGS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const SETTINGS = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/support/console-build.ts', 'scripts/support/console-registry.ts'];
 
 function filesUnder(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -20,7 +20,7 @@ function filesUnder(folder: string): string[] {
 /** The digest of the build's inputs as they are now. */
 export function sourceDigest(): string {
   const hash = createHash('sha256');
-  const inputs = [...filesUnder(join(ROOT, 'src')).sort(), ...SETTINGS.map((name) => join(ROOT, name)).filter(existsSync)];
+  const inputs = [...filesUnder(join(ROOT, 'src')).sort(), ...filesUnder(join(ROOT, 'console')).sort(), ...SETTINGS.map((name) => join(ROOT, name)).filter(existsSync)];
   for (const file of inputs) hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');
 }

@@ -6,6 +6,10 @@ import type { MessageLanguage } from './languages.js';
 const catalog = {
   // request level
   'path.unknown': { en: 'No resource lives at this path.', fr: 'Aucune ressource à cette adresse.' },
+  'console.notBuilt': {
+    en: 'The operator console is not built: run npm run build, then start the service again.',
+    fr: 'La console d’exploitation n’est pas construite : lancez npm run build, puis redémarrez le service.',
+  },
   'resource.unknown': { en: 'Unknown resource "{resource}".', fr: 'Ressource « {resource} » inconnue.' },
   'entry.notFound': { en: 'No entry {id} in {resource}.', fr: 'Aucune entrée {id} dans {resource}.' },
   'method.notAllowed': {

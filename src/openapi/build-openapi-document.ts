@@ -20,6 +20,7 @@ import { integrationPaths, integrationSchemas, integrationsTag } from './integra
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
+import { consolePaths } from './console-paths.js';
 import { tokenPaths, tokenSchemas, tokenTag } from './token-paths.js';
 import { tokenTexts } from './token-texts.js';
 
@@ -89,6 +90,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       ...changePaths(context),
       ...integrationPaths(context),
       ...documentationPaths(context),
+      ...consolePaths(context),
       ...probePaths(context),
     ]),
     components: {

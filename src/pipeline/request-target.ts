@@ -9,9 +9,9 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** The endpoints the service answers under a language: a resource's collection and items,
  * a soft-deleted entry's restore, an entry's history, the change log and its stream, the API
- * tokens and one token, the document and its page, and the monitoring integrations' targets
- * (Prometheus service discovery, the Ansible inventory). */
-export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory';
+ * tokens and one token, the document and its page, the monitoring integrations' targets
+ * (Prometheus service discovery, the Ansible inventory), and the operator console's page and files. */
+export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   // PATCH and DELETE of a collection are bulk writes (contract section 12).
@@ -27,10 +27,11 @@ export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   docs: ['GET', 'HEAD', 'OPTIONS'],
   prometheusTargets: ['GET', 'HEAD', 'OPTIONS'],
   ansibleInventory: ['GET', 'HEAD', 'OPTIONS'],
+  console: ['GET', 'HEAD', 'OPTIONS'],
 };
 
 /** Endpoints whose writes carry a JSON body (restore takes none). */
-export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false };
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false };
 
 export interface RequestTarget {
   endpoint: Endpoint;
