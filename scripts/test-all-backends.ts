@@ -106,10 +106,14 @@ async function main(): Promise<void> {
   for (const name of demanded ?? []) {
     if (!ALL.includes(name as Backend)) throw new Error(`TEST_BACKENDS: unknown backend "${name}"`);
   }
-  const files = readdirSync('test')
-    .filter((name) => name.endsWith('.test.ts'))
-    .sort()
-    .map((name) => join('test', name));
+  // test/process/ holds the files that start the service as a process of their own (a crash,
+  // signals, WORKERS, a full disk, read-only files, start-up failures); test/ builds it in process.
+  const files = ['test', join('test', 'process')].flatMap((folder) =>
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.test.ts'))
+      .sort()
+      .map((name) => join(folder, name)),
+  );
   const independent = new Set(files.filter(backendIndependent));
 
   const results: RunResult[] = [];

@@ -5,11 +5,11 @@
 // record's `after` says (no record without its entry state, no entry state without its record).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changesAfter, type ChangeRecord } from './support/change-stream.js';
-import { allEntries } from './support/entries.js';
-import { killUnderWriters } from './support/kill-under-writers.js';
-import { startServer, type TestServer } from './support/server.js';
-import { BACKEND } from './support/test-database.js';
+import { changesAfter, type ChangeRecord } from '../support/change-stream.js';
+import { allEntries } from '../support/entries.js';
+import { killUnderWriters } from '../support/kill-under-writers.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { BACKEND } from '../support/test-database.js';
 
 const KILL_PLAN = { writers: 12, killAfterAcknowledged: 150, killAfterMs: 4000 };
 const API = '/en/api/config';

@@ -6,10 +6,10 @@
 // must be stored, and the worker restarted each time.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertAllStored } from './support/entries.js';
-import { logLines, waitForLogs, type LogLine } from './support/log-lines.js';
-import { postRequest, rawExchange, type RawResult } from './support/raw-http.js';
-import { startServer } from './support/server.js';
+import { assertAllStored } from '../support/entries.js';
+import { logLines, waitForLogs, type LogLine } from '../support/log-lines.js';
+import { postRequest, rawExchange, type RawResult } from '../support/raw-http.js';
+import { startServer } from '../support/server.js';
 
 const CLIENTS = 12;
 const KILLS = 4;

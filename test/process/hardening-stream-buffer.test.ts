@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import { changesAfter, lastChangeId, openStream } from './support/change-stream.js';
-import { startServer } from './support/server.js';
-import { until } from './support/until.js';
+import { changesAfter, lastChangeId, openStream } from '../support/change-stream.js';
+import { startServer } from '../support/server.js';
+import { until } from '../support/until.js';
 
 const STREAM = '/en/api/changes/stream';
 const BOUND = 1024 * 1024;

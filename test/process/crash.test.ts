@@ -4,9 +4,9 @@
 // that some POST sent (a write cut short by the kill may be in or out, never half in).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { allEntries } from './support/entries.js';
-import { killUnderWriters } from './support/kill-under-writers.js';
-import { startServer, type TestServer } from './support/server.js';
+import { allEntries } from '../support/entries.js';
+import { killUnderWriters } from '../support/kill-under-writers.js';
+import { startServer, type TestServer } from '../support/server.js';
 
 const KILL_PLAN = { writers: 12, killAfterAcknowledged: 150, killAfterMs: 4000 };
 

@@ -1,21 +1,21 @@
 // Contract section 17 with the real Ansible: `ansible-inventory -i contrib/ansible-inventory.mjs`
 // takes the shipped script as it is (--list and --graph, CONFIG_API_URL and CONFIG_API_TOKEN
 // from the environment), and shows the groups and host variables the API gives.
+// The service runs as a process of its own: the script is run with spawnSync, which blocks
+// this process, so a service built in it could not answer ansible-inventory meanwhile.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { INVENTORY, TOKEN_ENV, makeFleet, type Fleet } from './support/monitoring-fleet.js';
-import { tool } from './support/real-tools.js';
-import { serverPerSuite } from './support/server.js';
-import { bearer } from './support/tokens.js';
+import { INVENTORY, TOKEN_ENV, makeFleet, type Fleet } from '../support/monitoring-fleet.js';
+import { tool } from '../support/real-tools.js';
+import { serverPerSuite } from '../support/server.js';
+import { bearer } from '../support/tokens.js';
 
-const SCRIPT = resolve(import.meta.dirname, '../contrib/ansible-inventory.mjs');
+const SCRIPT = resolve(import.meta.dirname, '../../contrib/ansible-inventory.mjs');
 const ansible = tool('ansible-inventory', 'ansible-core');
-// A process of its own: ansible-inventory runs through spawnSync, which blocks this process
-// while the script asks the service for the inventory.
 const server = serverPerSuite({ env: TOKEN_ENV, process: true });
 let fleet: Fleet;
 let home = '';

@@ -10,12 +10,12 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { assertAllStored } from './support/entries.js';
-import { assertCausesLogged, waitForLogs } from './support/log-lines.js';
-import { NEEDS_ROOT, mountTmpfs } from './support/root.js';
-import { runToExit, startServer, type Reply, type TestServer } from './support/server.js';
-import { BACKEND, createTestDatabase } from './support/test-database.js';
-import { until } from './support/until.js';
+import { assertAllStored } from '../support/entries.js';
+import { assertCausesLogged, waitForLogs } from '../support/log-lines.js';
+import { NEEDS_ROOT, mountTmpfs } from '../support/root.js';
+import { runToExit, startServer, type Reply, type TestServer } from '../support/server.js';
+import { BACKEND, createTestDatabase } from '../support/test-database.js';
+import { until } from '../support/until.js';
 
 const WRITERS = 4;
 // Larger than SQLite's WAL at its checkpoint threshold (1,000 pages, about 4 MB) plus the

@@ -12,8 +12,8 @@ import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startService, type ServiceProcess } from '../scripts/support/service-process.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { startService, type ServiceProcess } from '../../scripts/support/service-process.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 const REQUESTS = 2000;
 const CONNECTIONS = 8;
