@@ -75,3 +75,13 @@ export function postRequest(path: string, body: unknown, close = false): string 
   const connection = close ? 'Connection: close\r\n' : '';
   return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n${connection}\r\n${json.toString('latin1')}`;
 }
+
+/** How many exchanges ended each way ('answered 200', 'closed', 'reset'...). */
+export function tally(results: RawResult[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const result of results) {
+    const key = result.outcome === 'answered' ? `answered ${result.status}` : result.outcome;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
