@@ -2,23 +2,20 @@
 // the format (a comment first, then `id:`/`event: change`/`data:` per record, the same
 // records as the list), keep-alive comments every CHANGES_KEEPALIVE_MS, resuming by
 // Last-Event-ID or ?since= (the header wins), the list's filters, delivery latency on one
-// instance, SIGTERM with streams open (ended cleanly, exit 0 at once), 200 clients at once each
-// receiving every write, and streams taking at most half of MAX_CONNECTIONS.
+// instance, 200 clients at once each receiving every write, and streams taking at most half of
+// MAX_CONNECTIONS. SIGTERM with streams open: test/process/change-feed-sigterm.test.ts.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { describe, test } from 'node:test';
-import { changesAfter, lastChangeId, openStream, percentile, type ChangeRecord, type ChangeStream } from './support/change-stream.js';
+import { STREAM, changesAfter, created, lastChangeId, openStream, percentile, unique, withStreams, type ChangeRecord, type ChangeStream } from './support/change-stream.js';
 import { serverPerSuite, startServer, type TestServer } from './support/server.js';
 import { BACKEND } from './support/test-database.js';
 
 const API = '/en/api/config';
-const STREAM = '/en/api/changes/stream';
 const EVENT = /^id: (\d+)\nevent: change\ndata: (\{[^\n]*\})\n\n$/;
 
-let counter = 0;
-const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
 const requestId = (label: string) => `feed-${label}-${randomBytes(4).toString('hex')}`;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const ids = (records: readonly ChangeRecord[]) => records.map((record) => record.id);
@@ -31,24 +28,9 @@ function headersOf(incoming: IncomingHttpHeaders): Headers {
   return headers;
 }
 
-async function created(server: TestServer, resource: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<number> {
-  const reply = await server.request('POST', `${API}/${resource}`, { body, headers });
-  assert.equal(reply.status, 201, reply.text);
-  return reply.body.id as number;
-}
-
 async function changed(server: TestServer, method: string, path: string, body?: unknown): Promise<void> {
   const reply = await server.request(method, path, body === undefined ? {} : { body });
   assert.equal(reply.status, 200, `${method} ${path}: ${reply.text}`);
-}
-
-/** Closes every stream, whatever happens to the test. */
-async function withStreams<T>(streams: ChangeStream[], work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } finally {
-    for (const stream of streams) stream.close();
-  }
 }
 
 /** The change events of a stream with the time each arrived. */
@@ -230,28 +212,6 @@ describe('the change feed', { timeout: 300_000 }, () => {
 });
 
 describe('the change feed and the process', { timeout: 180_000 }, () => {
-  test('SIGTERM with streams open: they end cleanly and the process exits 0 at once', { timeout: 60_000 }, async () => {
-    const server = await startServer({ env: { SHUTDOWN_GRACE_MS: '8000' }, process: true });
-    try {
-      const streams = await Promise.all(Array.from({ length: 5 }, () => openStream(server.url, `${STREAM}?since=0`)));
-      await withStreams(streams, async () => {
-        await Promise.all(streams.map((stream) => stream.waitFor('the first comment', () => stream.comments.length > 0)));
-        await created(server, 'tags', { name: unique('term') });
-        await Promise.all(streams.map((stream) => stream.waitForChanges(1)));
-        const started = performance.now();
-        const code = await server.stop();
-        const took = performance.now() - started;
-        assert.equal(code, 0, server.logs().slice(-2000));
-        assert.ok(took < 4000, `exited ${Math.round(took)} ms after SIGTERM (grace 8000 ms)`);
-        const ends = await Promise.all(streams.map((stream) => Promise.race([stream.ended, sleep(2000).then(() => 'open')])));
-        assert.deepEqual(ends, streams.map(() => 'end'), 'each stream ended with its last chunk, not cut');
-      });
-    } finally {
-      await server.stop();
-      await server.cleanup();
-    }
-  });
-
   test('streams count against MAX_CONNECTIONS: they may take half of it, and a closed stream frees its place', { timeout: 60_000 }, async (t) => {
     const server = await startServer({ env: { MAX_CONNECTIONS: '4' } });
     try {

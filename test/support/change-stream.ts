@@ -2,8 +2,10 @@
 // connection of its own (node:http, no agent): it keeps every byte received, parses the
 // events and comment lines as they arrive (with the time each arrived), and says how the
 // response ended: cleanly (the chunked body's last chunk came) or cut.
+import assert from 'node:assert/strict';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { TestServer } from './server.js';
 
 /** A change record as the API shows it (contract section 13). */
 export interface ChangeRecord {
@@ -240,4 +242,28 @@ export async function changesAfter(server: Requester, since = 0, filters = '', h
 export async function lastChangeId(server: Requester, from = 0, headers: Record<string, string> = {}): Promise<number> {
   const all = await changesAfter(server, from, '', headers);
   return all.at(-1)?.id ?? from;
+}
+
+// ---- What the change feed tests share. ----
+
+export const STREAM = '/en/api/changes/stream';
+
+let counter = 0;
+/** A name no other test of this process uses. */
+export const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
+
+/** POSTs `body` to /en/api/config/{resource}; its id. */
+export async function created(server: TestServer, resource: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<number> {
+  const reply = await server.request('POST', `/en/api/config/${resource}`, { body, headers });
+  assert.equal(reply.status, 201, reply.text);
+  return reply.body.id as number;
+}
+
+/** Closes every stream, whatever happens to the test. */
+export async function withStreams<T>(streams: ChangeStream[], work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    for (const stream of streams) stream.close();
+  }
 }
