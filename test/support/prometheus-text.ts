@@ -27,3 +27,6 @@ export function sampleValue(text: string, name: string, labels: Record<string, s
   const sample = samples(text).find((s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value));
   return sample?.value ?? 0;
 }
+
+/** The route label of a request for one entry. */
+export const ITEM_ROUTE = '/:lang/api/config/:resource/:id';
