@@ -1,5 +1,8 @@
 // Throw-away SSH key pairs made at test time: no key material is ever committed.
 import { createHash, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sshpk from 'sshpk';
 
 export interface TestKeyPair {
@@ -36,4 +39,9 @@ export function makeEncryptedPrivateKey(): { pub: string; pem: string } {
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'not-a-secret' }).toString();
   const pub = sshpk.parsePrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'pem').toPublic().toString('ssh').trim();
   return { pub, pem };
+}
+
+/** A throw-away data folder for the ssh-keys tests. */
+export function freshDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'ssh-keys-data-'));
 }
