@@ -1,6 +1,6 @@
 // What each database's errors mean, for the faults this machine cannot cause for real on
 // the shared PostgreSQL and MariaDB servers (filling their disk, turning them read-only for
-// everyone). The faults that can be caused are caused for real: full-disk.test.ts,
+// everyone). The faults that can be caused are caused for real: process/full-disk.test.ts,
 // read-only-database.test.ts. No database is needed here.
 // @backend-independent (runs once, not once per backend): maps each dialect's error values, for all three dialects at once, without a database.
 import assert from 'node:assert/strict';

@@ -3,7 +3,7 @@
 // the flood stage, while SQLite still has room. Below the flood stage /readyz must be 503 and
 // say why, writes must be refused 507 INSUFFICIENT_STORAGE and change nothing, reads must go
 // on; once space is freed, all comes back by itself. (A disk that fills past the flood stage
-// all the way is test/full-disk.test.ts.)
+// all the way is test/process/full-disk.test.ts.)
 import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -25,8 +25,8 @@ const HARNESS_LOG_LINE = `"reqId":"${HARNESS_REQUEST_ID}"`;
  * timer, which a stalled test process (a long synchronous stretch, a loaded machine) cannot run
  * in time: its next request then went out on a connection the server had closed after its
  * keep-alive timeout, and failed with "other side closed" (test/harness-connections.test.ts).
- * The suite tests the API, not connection reuse (test/operations.test.ts does that with an
- * agent of its own), so it never reuses one.
+ * The suite tests the API, not connection reuse (test/process/stop-and-workers.test.ts does
+ * that with an agent of its own), so it never reuses one.
  */
 export const OWN_CONNECTION = { connection: 'close' } as const;
 
