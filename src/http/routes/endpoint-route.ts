@@ -1,7 +1,10 @@
 // Every route of the API's paths serves one endpoint for all methods, so that a wrong method
 // is a 405 and not a 404. The path is resolved (parse, first part) before the body is read.
+// What an endpoint throws is mapped here, once for all of them: a driver error becomes the
+// contract's answer (pipeline/database-errors.ts).
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
+import { asApiError } from '../../pipeline/database-errors.js';
 import type { Outcome } from '../../pipeline/respond.js';
 import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
 import type { Registry } from '../../registry/registry.js';
@@ -50,7 +53,12 @@ export function endpointRoute(
       else done();
     },
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const outcome = await handle(request.target!, request, reply);
+      let outcome: Outcome;
+      try {
+        outcome = await handle(request.target!, request, reply);
+      } catch (error) {
+        throw asApiError(app.store, error);
+      }
       if (outcome.streaming) return reply;
       if (outcome.headers !== undefined) reply.headers(outcome.headers);
       reply.code(outcome.status);
