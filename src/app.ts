@@ -35,6 +35,7 @@ import integrationRoutes from './http/routes/integrations.js';
 import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
+import { refuseRoutesOutsideFactories } from './http/routes/route-factories.js';
 
 
 declare module 'fastify' {
@@ -124,6 +125,8 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   const registry = options.registry ?? DEFAULT_REGISTRY;
   app.decorate('registry', registry);
   app.decorateRequest('routeFacts', null);
+  // Before any plugin: a route made outside endpointRoute and probeRoute stops the start.
+  refuseRoutesOutsideFactories(app);
   await app.register(requestLanguagePlugin);
   await app.register(requestIdPlugin);
   await app.register(problemResponsesPlugin, { bodyLimit: config.bodyLimit });

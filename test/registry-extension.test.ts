@@ -103,6 +103,17 @@ async function indexesLeadingWith(url: string, table: string, column: string): P
   }
 }
 
+/** The stored text of `columns` of one row, as the database holds it. */
+async function storedColumns(url: string, table: string, id: number, columns: string[]): Promise<Record<string, unknown>> {
+  const handle = connectDatabase(url, { sqliteSynchronous: 'NORMAL', poolSize: 1, connectTimeoutMs: 3000, queryTimeoutMs: 10_000, readOnly: false });
+  try {
+    const row = (await sql<Record<string, unknown>>`select ${sql.join(columns.map((column) => sql.ref(column)))} from ${sql.table(table)} where id = ${id}`.execute(handle.db)).rows[0];
+    return { ...row };
+  } finally {
+    await handle.db.destroy();
+  }
+}
+
 /** How SQLite runs the delete check's query (store-transaction.ts, idsReferencing). */
 async function sqlitePlanOfReferencing(url: string, table: string, column: string): Promise<string> {
   const handle = connectDatabase(url, { sqliteSynchronous: 'NORMAL', poolSize: 1, connectTimeoutMs: 3000, queryTimeoutMs: 10_000, readOnly: false });
@@ -199,6 +210,7 @@ describe('an eighth resource: one registry entry and one migration', () => {
     for (const bad of ['banana', '2026-02-30T10:00:00Z', '2026-03-01T10:00:00', '2026-03-01', '2026-12-31T23:59:60Z', 12]) {
       const refused = await call('POST', WINDOWS, { label: 'Upgrade', starts_at: bad, id_client: client });
       assert.equal(refused.status, 422, String(bad));
+      assert.equal(refused.body.code, 'VALIDATION_FAILED', String(bad));
       assert.deepEqual(refused.body.errors.map((e: { field: string }) => e.field), ['starts_at'], String(bad));
       assert.match(refused.body.errors[0].message, /ISO 8601/);
     }
@@ -214,6 +226,11 @@ describe('an eighth resource: one registry entry and one migration', () => {
     assert.equal(second.body.item.starts_at, '2026-02-28T08:00:00.123Z');
     assert.equal(second.body.item.ends_at, null);
     assert.deepEqual((await call('GET', `${WINDOWS}/${first.body.id}`)).body.item.starts_at, '2026-03-01T21:30:00.000Z');
+    // Shown, and stored, as the service's own timestamps are.
+    const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+    assert.match(first.body.item.created_at, TIMESTAMP);
+    const stored = await storedColumns(database.url, 'maintenance_windows', first.body.id, ['starts_at', 'ends_at', 'created_at']);
+    assert.deepEqual(stored, { starts_at: '2026-03-01T21:30:00.000Z', ends_at: '2026-03-02T01:00:00.500Z', created_at: first.body.item.created_at });
     const patched = await call('PATCH', `${WINDOWS}/${second.body.id}`, { ends_at: '2026-02-28T09:00:00+00:00' });
     assert.equal(patched.body.item.ends_at, '2026-02-28T09:00:00.000Z');
 

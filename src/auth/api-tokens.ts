@@ -17,7 +17,8 @@ export interface EnvironmentToken {
 const TOKEN = /^[A-Za-z0-9._~+/=-]{16,512}$/;
 const NAME = new RegExp(TOKEN_NAME_PATTERN);
 
-// crypto.hash (Node 20.12+) makes no hash object: a quarter of createHash's cost, per request.
+// crypto.hash (Node 20.12+) makes no hash object, which is cheaper per request (what it saves:
+// docs/performance.md, "Figures behind the code").
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
 
 /** SHA-256 of a token, base64url: how a presented token is first looked for. */

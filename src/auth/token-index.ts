@@ -51,7 +51,7 @@ interface ConnectionMemo {
 }
 
 // A client sends the same header on every request of a keep-alive connection; hashing it each
-// time was half of what authentication cost a GET by id (docs/performance.md,
+// time was a large part of what authentication cost a GET by id (docs/performance.md,
 // "What authentication costs"; npm run bench:auth). Kept on the
 // connection (one entry each, gone with it), so nothing grows with the number of clients.
 const MEMO = Symbol('authorization memo');

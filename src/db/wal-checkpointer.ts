@@ -2,7 +2,8 @@
 // connection whose commit takes the WAL past 1,000 pages copies them into the database file
 // and syncs both, there and then: in this service the one connection, on the main thread, so
 // every request waits meanwhile. At a million servers a PATCH dirties pages all over the file,
-// and `perf` found a quarter of the main thread's time in such checkpoints.
+// and `perf` found a large share of the main thread's time in such checkpoints
+// (docs/performance.md, "Figures behind the code").
 //
 // Here a worker thread copies the WAL's pages into the database every INTERVAL_MS, from a
 // connection of its own (WORKER_SOURCE, below), and the service's connection checkpoints

@@ -5,7 +5,7 @@
 // - Through Node's own process.stdout, which never waits: to a file (or /dev/null) it writes
 //   synchronously, which takes microseconds; to a pipe or a socket (a service manager, a
 //   container runtime, a log shipper) it writes from the main thread without blocking
-//   (O_NONBLOCK; no thread pool hand-over, which cost about 6 % of a cached GET), and what
+//   (O_NONBLOCK; no thread pool hand-over, whose cost docs/performance.md gives), and what
 //   the reader has not taken yet waits in memory.
 // - Bounded: a reader that stops reading (a stuck log collector) must not stall the requests,
 //   nor grow the memory without end. Once maxWaitingBytes wait, each turn's lines are

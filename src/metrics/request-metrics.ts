@@ -1,8 +1,9 @@
 // Requests by route pattern, method and status, and their latency, as Prometheus reads them
 // (http_requests_total, http_request_duration_seconds). prom-client's Counter and Histogram
-// validate, sort and hash the labels on every observation, which cost about a tenth of the
-// CPU of a cached GET; here a series is found by route, then method, then status, in maps of
-// strings the process already holds (a key string built per request cost as much), and the figures
+// validate, sort and hash the labels on every observation, a share of a cached GET's CPU that
+// shows (docs/performance.md, "Figures behind the code"); here a series is found by route, then method, then
+// status, in maps of strings the process already holds (not a key string built per request,
+// which costs nearly as much), and the figures
 // take prom-client's form only when a scrape asks. The series are bounded: route patterns
 // and statuses are finite, and Node's parser accepts only known methods.
 import type { Registry } from 'prom-client';

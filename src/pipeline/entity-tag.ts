@@ -1,12 +1,13 @@
 // Entity tags of single entries (contract section 8). A strong tag is derived from the entry
 // as it is shown, so any change to any field gives a new tag, even within one millisecond.
 // The tag is the SHA-256 of the entry's JSON text, cut to 128 bits: a native digest of a few
-// hundred characters costs about a microsecond, less than any hash written in JavaScript.
+// hundred characters costs less than any hash written in JavaScript.
 import * as crypto from 'node:crypto';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { ListQuery } from '../store/list-query.js';
 
-// The one-shot digest (Node 20.12 and later) costs half of a Hash object's.
+// The one-shot digest (Node 20.12 and later) makes no Hash object, which is cheaper
+// (docs/performance.md, "Figures behind the code").
 const sha256: (text: string) => string =
   typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'base64url') : (text) => crypto.createHash('sha256').update(text).digest('base64url');
 

@@ -63,7 +63,7 @@ export class EntryCache {
   }
 
   // A number, not a string such as `servers/42`: building and hashing a new string at every
-  // lookup cost twice as much as the lookup itself. Exact for every id up to 2^53 / tables.
+  // lookup cost more than the lookup itself (docs/performance.md, "Figures behind the code"). Exact for every id up to 2^53 / tables.
   private key(slot: number, id: number): number {
     return id * this.slots.size + slot;
   }

@@ -21,7 +21,7 @@ export function targetAddress(ip: string, port: number): string {
 
 /** What a request's targets say of each client, environment and tag, as JSON text made once
  * per request rather than once per server: with an object per target and JSON.stringify, the
- * labels cost as much as reading the servers (a CPU profile at 100,000 servers). */
+ * labels took a large share of an answer's CPU (docs/performance.md, "Figures behind the code"). */
 interface Fragments {
   readonly clients: ReadonlyMap<number, string>;
   readonly environments: ReadonlyMap<number, string>;

@@ -2,7 +2,7 @@
 // resource_counts, and the change log's records in the order the writes made them. Written
 // once for the transaction: on SQLite, where a commit group holds many writes, one count
 // update per table and one change log insert serve the whole group, where each write would
-// otherwise run its own (about a tenth of the CPU of a single create).
+// otherwise run its own (what that saved: docs/performance.md, "Figures behind the code").
 import type { CompiledQuery, Transaction } from 'kysely';
 import type { DatabaseCapabilities } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';

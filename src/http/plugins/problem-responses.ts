@@ -1,6 +1,6 @@
 // The one error path: whatever is thrown becomes the problem+json body of the contract.
 // Errors that come from Fastify are first translated into an ApiError (driver errors were
-// translated by the pipeline); anything else is a 500 whose body never carries the cause
+// translated by the route factory, pipeline/database-errors.ts); anything else is a 500 whose body never carries the cause
 // (stack, SQL), which goes to the log only.
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';

@@ -11,9 +11,7 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { asApiError } from '../../pipeline/handle-request.js';
 import { parseStreamQuery } from '../../pipeline/parse-change-query.js';
-import type { RequestTarget } from '../../pipeline/request-target.js';
 import type { Outcome } from '../../pipeline/respond.js';
 import { ANONYMOUS } from '../../auth/caller.js';
 import type { KnownToken } from '../../auth/token-index.js';
@@ -273,12 +271,5 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
     for (const client of open) client.raw.end();
   });
 
-  const handle = async (_target: RequestTarget, request: FastifyRequest, reply: FastifyReply): Promise<Outcome> => {
-    try {
-      return await stream(request, reply);
-    } catch (error) {
-      throw asApiError(store, error);
-    }
-  };
-  endpointRoute(app, registry, '/:lang/api/changes/stream', 'changeStream', handle);
+  endpointRoute(app, registry, '/:lang/api/changes/stream', 'changeStream', (_target, request, reply) => stream(request, reply));
 }

@@ -4,7 +4,6 @@
 // change log (src/store/change-log.ts); here they are only put in a list.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { entryNotFound } from '../../errors/api-error.js';
-import { asApiError } from '../../pipeline/handle-request.js';
 import { parseChangeQuery, parseHistoryQuery } from '../../pipeline/parse-change-query.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
 import type { Outcome } from '../../pipeline/respond.js';
@@ -34,13 +33,8 @@ export default async function changeRoutes(app: FastifyInstance, options: Change
     return { status: 200, body: `{"items":[${records.map((record) => record.json).join(',')}],"total":${total},"limit":${limit},"offset":${offset}}` };
   }
 
-  const handle = async (target: RequestTarget, request: FastifyRequest): Promise<Outcome> => {
-    try {
-      return target.endpoint === 'history' ? await history(target, request) : await changes(request);
-    } catch (error) {
-      throw asApiError(store, error);
-    }
-  };
+  const handle = (target: RequestTarget, request: FastifyRequest): Promise<Outcome> =>
+    target.endpoint === 'history' ? history(target, request) : changes(request);
   endpointRoute(app, registry, '/:lang/api/changes', 'changes', handle);
   endpointRoute(app, registry, '/:lang/api/config/:resource/:id/history', 'history', handle);
   await changeStreamRoute(app, options);

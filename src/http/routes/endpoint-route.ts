@@ -1,10 +1,15 @@
 // Every route of the API's paths serves one endpoint for all methods, so that a wrong method
 // is a 405 and not a 404. The path is resolved (parse, first part) before the body is read.
+// What an endpoint throws is mapped here, once for all of them: a driver error becomes the
+// contract's answer (pipeline/database-errors.ts). Only this factory and probeRoute may
+// register routes (route-factories.ts).
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
+import { asApiError } from '../../pipeline/database-errors.js';
 import type { Outcome } from '../../pipeline/respond.js';
 import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
 import type { Registry } from '../../registry/registry.js';
+import { madeBy } from './route-factories.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,13 +54,18 @@ export function endpointRoute(
       if (request.method === 'OPTIONS') reply.code(204).header('allow', ALLOWED_METHODS[endpoint].join(', ')).send();
       else done();
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const outcome = await handle(request.target!, request, reply);
+    handler: madeBy('endpoint', async (request: FastifyRequest, reply: FastifyReply) => {
+      let outcome: Outcome;
+      try {
+        outcome = await handle(request.target!, request, reply);
+      } catch (error) {
+        throw asApiError(app.store, error);
+      }
       if (outcome.streaming) return reply;
       if (outcome.headers !== undefined) reply.headers(outcome.headers);
       reply.code(outcome.status);
       if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
       return reply.send(outcome.body);
-    },
+    }),
   });
 }

@@ -9,7 +9,6 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ansibleInventory } from '../../pipeline/ansible-inventory.js';
 import { ifNoneMatchHolds } from '../../pipeline/entity-tag.js';
-import { asApiError } from '../../pipeline/handle-request.js';
 import { monitoredFilter, monitoringResources, monitoringTag, parseTargetQuery, shownNames } from '../../pipeline/monitoring-query.js';
 import { prometheusTargets } from '../../pipeline/prometheus-targets.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
@@ -38,13 +37,6 @@ export default async function integrationRoutes(app: FastifyInstance): Promise<v
     return { status: 200, headers, body: Readable.from(ansibleInventory({ store, resources, list, names, shared })) };
   }
 
-  const handle = async (target: RequestTarget, request: FastifyRequest): Promise<Outcome> => {
-    try {
-      return await answer(target, request);
-    } catch (error) {
-      throw asApiError(store, error);
-    }
-  };
-  endpointRoute(app, registry, '/:lang/api/sd/prometheus', 'prometheusTargets', handle);
-  endpointRoute(app, registry, '/:lang/api/inventory/ansible', 'ansibleInventory', handle);
+  endpointRoute(app, registry, '/:lang/api/sd/prometheus', 'prometheusTargets', answer);
+  endpointRoute(app, registry, '/:lang/api/inventory/ansible', 'ansibleInventory', answer);
 }

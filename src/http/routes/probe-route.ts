@@ -3,6 +3,7 @@
 // so that a wrong one is a 405 with Allow, as on the API's own paths.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { methodNotAllowed } from '../../errors/api-error.js';
+import { madeBy } from './route-factories.js';
 
 const ALLOWED = ['GET', 'HEAD'];
 
@@ -15,7 +16,7 @@ export function probeRoute(
     method: app.supportedMethods,
     url,
     config: { probe: true },
-    handler: async (request, reply) => {
+    handler: madeBy('probe', async (request: FastifyRequest, reply: FastifyReply) => {
       if (!ALLOWED.includes(request.method)) {
         if (request.method === 'OPTIONS') return reply.code(204).header('allow', ALLOWED.join(', ')).send();
         throw methodNotAllowed(request.method, ALLOWED);
@@ -23,6 +24,6 @@ export function probeRoute(
       // A probe must see the state of now, never a cached answer.
       reply.header('cache-control', 'no-store');
       return handler(request, reply);
-    },
+    }),
   });
 }

@@ -5,7 +5,6 @@
 // revocations are in the change log (resource `tokens`), under the admin token's name.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
-import { asApiError } from '../../pipeline/handle-request.js';
 import { issueToken } from '../../pipeline/issue-token.js';
 import { encodeCursor } from '../../pipeline/list-cursor.js';
 import { parseListQuery } from '../../pipeline/parse-list-query.js';
@@ -53,13 +52,6 @@ export default async function tokenRoutes(app: FastifyInstance): Promise<void> {
     return { status: 200, body: JSON.stringify({ item: sync.withLastUse(entry) }) };
   }
 
-  const handle = async (target: RequestTarget, request: FastifyRequest): Promise<Outcome> => {
-    try {
-      return await serve(target, request);
-    } catch (error) {
-      throw asApiError(store.entries, error);
-    }
-  };
-  endpointRoute(app, app.registry, '/:lang/api/tokens', 'tokens', handle, { admin: true });
-  endpointRoute(app, app.registry, '/:lang/api/tokens/:id', 'token', handle, { admin: true });
+  endpointRoute(app, app.registry, '/:lang/api/tokens', 'tokens', serve, { admin: true });
+  endpointRoute(app, app.registry, '/:lang/api/tokens/:id', 'token', serve, { admin: true });
 }
