@@ -22,6 +22,11 @@ export class Registry {
   constructor(readonly resources: readonly ResourceDefinition[]) {
     this.byName = new Map(resources.map((resource) => [resource.name, resource]));
     const problems = resources.flatMap((resource) => this.problemsOf(resource));
+    if (problems.length === 0) {
+      // Only once every reference names a resource: an apply orders its writes by them.
+      const cycle = this.cycle();
+      if (cycle !== undefined) problems.push(`references make a cycle (${cycle.join(' -> ')}): no order creates them`);
+    }
     if (problems.length > 0) throw new Error(`the resource registry is inconsistent: ${problems.join('; ')}`);
     for (const resource of resources) {
       for (const [field, definition] of Object.entries(resource.fields)) {
@@ -31,6 +36,47 @@ export class Registry {
         this.pointingAt.set(target, [...(this.pointingAt.get(target) ?? []), referencing]);
       }
     }
+  }
+
+  /** The resources that have a natural key, each after every resource it references (so
+   * that an apply creates a tag before the servers that carry it, and prunes in the reverse
+   * order); ties keep the order of `resources`. The registry refuses a cycle. */
+  dependencyOrder(): readonly ResourceDefinition[] {
+    const order: ResourceDefinition[] = [];
+    const visit = (resource: ResourceDefinition): void => {
+      if (order.includes(resource) || resource.naturalKey === undefined) return;
+      for (const target of this.targetsOf(resource)) visit(target);
+      order.push(resource);
+    };
+    for (const resource of this.resources) visit(resource);
+    return order;
+  }
+
+  /** The resources `resource`'s fields point at (itself left out). */
+  private targetsOf(resource: ResourceDefinition): ResourceDefinition[] {
+    const targets = Object.values(resource.fields).flatMap((field) => (field.type.references === undefined ? [] : [this.target(field.type.references)]));
+    return targets.filter((target) => target !== resource);
+  }
+
+  /** A cycle of references among the resources, as the names along it, if there is one. */
+  private cycle(): string[] | undefined {
+    const state = new Map<ResourceDefinition, 'open' | 'done'>();
+    const walk = (resource: ResourceDefinition, path: string[]): string[] | undefined => {
+      if (state.get(resource) === 'done') return undefined;
+      if (state.get(resource) === 'open') return [...path, resource.name];
+      state.set(resource, 'open');
+      for (const target of this.targetsOf(resource)) {
+        const found = walk(target, [...path, resource.name]);
+        if (found !== undefined) return found;
+      }
+      state.set(resource, 'done');
+      return undefined;
+    };
+    for (const resource of this.resources) {
+      const found = walk(resource, []);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   find(name: string): ResourceDefinition | undefined {
@@ -53,6 +99,8 @@ export class Registry {
     if (this.resources.filter((other) => other.name === resource.name || other.table === resource.table).length > 1) {
       problems.push(`${resource.name}: another resource has the same name or table`);
     }
+    for (const name of resource.naturalKey ?? []) if (!has(name)) problems.push(`${resource.name}: natural key names no field "${name}"`);
+    if (resource.naturalKey?.length === 0) problems.push(`${resource.name}: a natural key needs at least one field`);
     for (const rule of resource.unique) {
       for (const name of rule.fields) if (!has(name)) problems.push(`${resource.name}: unique rule names no field "${name}"`);
     }

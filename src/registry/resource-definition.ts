@@ -81,6 +81,11 @@ export interface ResourceDefinition {
   /** The resource's own fields, in response order (the managed ones are added around them). */
   readonly fields: Readonly<Record<string, FieldDefinition>>;
   readonly unique: readonly UniqueRule[];
+  /** The fields that identify an entry across stores (contract section 18: export and apply
+   * match entries by them, and a reference is written as its target's key); a unique rule of
+   * the resource, or the fields an operator reads as its identity. A resource without one
+   * is not part of the configuration document. */
+  readonly naturalKey?: readonly string[];
   readonly deletion: DeleteRule;
   readonly rule?: EntryRule;
   /** The search index its migration made over the searchable columns (Ddl.createSearchIndex),

@@ -19,6 +19,7 @@ const tags: ResourceDefinition = {
     background: { type: types.hexColor(), column: 'background', default: '#337ab7', description: { en: 'Background colour, #rrggbb.', fr: 'Couleur de fond, #rrggbb.' } },
   },
   unique: [{ fields: ['name'] }],
+  naturalKey: ['name'],
   deletion: { mode: 'hard' },
   example: { name: 'galera', color: '#ffffff', background: '#337ab7' },
 };
@@ -34,6 +35,7 @@ const clients: ResourceDefinition = {
     is_monitored: { type: types.boolean(), column: 'is_monitored', default: true, description: { en: 'Whether the client’s servers are monitored.', fr: 'Si les serveurs du client sont supervisés.' } },
   },
   unique: [{ fields: ['libelle'] }],
+  naturalKey: ['libelle'],
   deletion: { mode: 'hard', guarded: (id) => id === SYSTEM_CLIENT },
   example: { libelle: 'ACME', logo: 'acme.png', is_monitored: true },
 };
@@ -55,6 +57,7 @@ const environments: ResourceDefinition = {
     letter: { type: types.character(), column: 'letter', required: true, description: { en: 'One-letter badge.', fr: 'Badge d’une lettre.' } },
   },
   unique: [{ fields: ['libelle'] }, { fields: ['key'] }],
+  naturalKey: ['key'],
   deletion: { mode: 'hard', guarded: (id) => id <= BUILT_IN_ENVIRONMENTS },
   example: { libelle: 'Staging', key: 'staging', class: 'warning', letter: 'S' },
 };
@@ -75,6 +78,7 @@ const aliases: ResourceDefinition = {
     port: { type: types.port(), column: 'port', required: true, description: { en: 'TCP port.', fr: 'Port TCP.' } },
   },
   unique: [{ fields: ['dns', 'port'] }],
+  naturalKey: ['dns', 'port'],
   deletion: { mode: 'hard' },
   example: { id_mysql_server: 1, dns: 'db-primary.example.com', port: 3306 },
 };
@@ -103,6 +107,7 @@ const storageAreas: ResourceDefinition = {
     },
   },
   unique: [],
+  naturalKey: ['ip', 'port', 'path'],
   deletion: { mode: 'hard' },
   example: { ip: '192.0.2.10', port: 22, path: '/srv/backups', libelle: 'Backups Paris', ssh_key: 1, 'géolocalisation': 'Paris, FR' },
 };
@@ -147,6 +152,7 @@ const servers: ResourceDefinition = {
     },
   },
   unique: [{ fields: ['ip', 'port'], amongLive: true }],
+  naturalKey: ['ip', 'port'],
   deletion: { mode: 'soft', flagField: 'is_deleted', liveColumn: 'live' },
   example: { ip: '192.0.2.20', port: 3306, hostname: 'db-01', ssl: false, ssh: true, is_proxy: false, is_vip: false, is_monitored: true, id_client: 99, id_environment: 1, tags: [] },
 };
@@ -173,6 +179,7 @@ const sshKeys: ResourceDefinition = {
     },
   },
   unique: [],
+  naturalKey: ['fingerprint'],
   deletion: { mode: 'hard' },
   rule: sshKeyRule,
   example: {

@@ -1,0 +1,57 @@
+// @backend-independent: the registry's facts for configuration as code (contract section 18),
+// checked without a database: every resource of the document has a natural key naming its
+// own fields, and the dependency order puts each resource after what it references, which
+// an apply creates first and prunes last.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as types from '../src/registry/field-types.js';
+import { DEFAULT_REGISTRY, Registry } from '../src/registry/registry.js';
+import type { ResourceDefinition } from '../src/registry/resource-definition.js';
+import { RESOURCES } from '../src/registry/resources.js';
+
+const text = (en: string) => ({ en, fr: en });
+
+describe('natural keys and dependency order', () => {
+  test('the natural keys of section 18', () => {
+    const keys = Object.fromEntries(RESOURCES.map((resource) => [resource.name, resource.naturalKey]));
+    assert.deepEqual(keys, {
+      tags: ['name'],
+      clients: ['libelle'],
+      environments: ['key'],
+      aliases: ['dns', 'port'],
+      'storage-areas': ['ip', 'port', 'path'],
+      servers: ['ip', 'port'],
+      'ssh-keys': ['fingerprint'],
+    });
+  });
+
+  test('every resource comes after the resources it references', () => {
+    const order = DEFAULT_REGISTRY.dependencyOrder().map((resource) => resource.name);
+    assert.deepEqual([...order].sort(), RESOURCES.map((resource) => resource.name).sort(), 'each resource once');
+    for (const resource of RESOURCES) {
+      for (const [name, field] of Object.entries(resource.fields)) {
+        const target = field.type.references?.resource;
+        if (target === undefined || target === resource.name) continue;
+        assert.ok(order.indexOf(target) < order.indexOf(resource.name), `${resource.name}.${name} points at ${target}, which must come first in ${order.join(', ')}`);
+      }
+    }
+  });
+
+  test('a natural key naming no field, or a cycle of references, stops the start', () => {
+    const tags = RESOURCES.find((resource) => resource.name === 'tags')!;
+    const misnamed: ResourceDefinition = { ...tags, naturalKey: ['nmae'] };
+    assert.throws(() => new Registry(RESOURCES.map((resource) => (resource === tags ? misnamed : resource))), /tags: natural key names no field "nmae"/);
+    const looping: ResourceDefinition = {
+      ...tags,
+      fields: { ...tags.fields, id_server: { type: types.reference('servers', { nullable: true }), column: 'id_server', default: null, description: text('x') } },
+    };
+    assert.throws(() => new Registry(RESOURCES.map((resource) => (resource === tags ? looping : resource))), /references make a cycle \(.*tags.*servers.*\)/);
+  });
+
+  test('a resource without a natural key is not part of the document', () => {
+    const clients = RESOURCES.find((resource) => resource.name === 'clients')!;
+    const { naturalKey: _, ...keyless } = clients;
+    const registry = new Registry(RESOURCES.map((resource) => (resource === clients ? keyless : resource)));
+    assert.ok(!registry.dependencyOrder().some((resource) => resource.name === 'clients'));
+  });
+});
