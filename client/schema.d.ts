@@ -1337,7 +1337,10 @@ export interface paths {
                  * @example 1
                  */
                 id: components["parameters"]["Id"];
-                /** @description The delivery’s id. */
+                /**
+                 * @description The delivery’s id.
+                 * @example 1
+                 */
                 delivery_id: number;
             };
             cookie?: never;
@@ -3741,9 +3744,9 @@ export interface components {
          *       ],
          *       "actions": [],
          *       "enabled": true,
-         *       "headers": {
-         *         "Authorization": "Bearer …"
-         *       },
+         *       "headers": [
+         *         "Authorization"
+         *       ],
          *       "failing_since": null,
          *       "disabled_reason": null,
          *       "created_at": "2025-01-31T08:30:00.000Z",
@@ -3777,7 +3780,7 @@ export interface components {
             enabled: boolean;
             /**
              * @description Extra request headers (at most 10). Their values are write-only: answers show the names only.
-             * @default {}
+             * @default []
              */
             headers: string[];
             /**
@@ -11168,7 +11171,10 @@ export interface operations {
                  * @example 1
                  */
                 id: components["parameters"]["Id"];
-                /** @description The delivery’s id. */
+                /**
+                 * @description The delivery’s id.
+                 * @example 1
+                 */
                 delivery_id: number;
             };
             cookie?: never;
@@ -11209,7 +11215,10 @@ export interface operations {
                  * @example 1
                  */
                 id: components["parameters"]["Id"];
-                /** @description The delivery’s id. */
+                /**
+                 * @description The delivery’s id.
+                 * @example 1
+                 */
                 delivery_id: number;
             };
             cookie?: never;

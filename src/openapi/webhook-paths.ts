@@ -21,6 +21,14 @@ function object(properties: JsonObject): JsonObject {
   return { type: 'object', required: Object.keys(properties), additionalProperties: false, properties };
 }
 
+/** An entry shows its headers' names only: its example and default say so too (the registry's
+ * entry schema takes both from the request's form, an object of names and values). */
+function headerNamesShown(schema: JsonObject): JsonObject {
+  const properties = schema.properties as Record<string, JsonObject>;
+  const examples = (schema.examples as JsonObject[] | undefined)?.map((example) => ({ ...example, headers: Object.keys((example.headers ?? {}) as JsonObject) }));
+  return { ...schema, properties: { ...properties, headers: { ...properties.headers, default: [] } }, ...(examples === undefined ? {} : { examples }) };
+}
+
 export function webhookTag(context: DocumentContext): JsonObject {
   return { name: TAG, description: webhookTexts(context.language).tag };
 }
@@ -44,7 +52,9 @@ export function webhookSchemas(context: DocumentContext): [string, JsonObject][]
     next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
   });
   return [
-    ...resourceSchemas(context, WEBHOOKS).filter(([name]) => SHOWN.has(name)),
+    ...resourceSchemas(context, WEBHOOKS)
+      .filter(([name]) => SHOWN.has(name))
+      .map(([name, schema]): [string, JsonObject] => [name, name === 'Webhook' ? headerNamesShown(schema) : schema]),
     ['WebhookCreated', object({ id, secret, item: ref('Webhook') })],
     ['WebhookSecret', object({ id, secret })],
     ['WebhookAttempt', attempt],
@@ -144,7 +154,7 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
     [
       '/{lang}/api/webhooks/{id}/deliveries/{delivery_id}/redeliver',
       {
-        parameters: [...item, { name: 'delivery_id', in: 'path', required: true, description: t.deliveryId, schema: id }],
+        parameters: [...item, { name: 'delivery_id', in: 'path', required: true, description: t.deliveryId, schema: id, example: 1 }],
         post: { operationId: 'redeliverWebhookDelivery', ...common, summary: t.redeliver, description: t.redeliverDescription, responses: { '202': { description: t.redelivered, content: json(ref('WebhookDelivery')) }, ...noBody } },
       },
     ],
