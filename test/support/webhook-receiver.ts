@@ -14,7 +14,7 @@ export interface Receiver {
   readonly url: string;
   readonly received: Received[];
   /** How the next requests are answered; `hang`: never. */
-  answer: (request: Received, index: number) => { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+  answer: (request: Received, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number } | 'hang';
   close(): Promise<void>;
 }
 
@@ -41,7 +41,9 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
         hanging.push(response);
         return;
       }
-      response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      const send = () => response.writeHead(answer.status, answer.headers ?? {}).end(answer.body ?? '');
+      if (answer.delayMs === undefined) send();
+      else setTimeout(send, answer.delayMs);
     });
   });
   server.listen(0, '127.0.0.1');
