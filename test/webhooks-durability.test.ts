@@ -66,7 +66,8 @@ test('kill -9 in the middle of deliveries, then a restart: every change delivere
 test('two instances on one database: 1,000 changes, each delivered once', { skip: shared, timeout: 120_000 }, async () => {
   const receiver = await startReceiver();
   const first = await startServer({ process: true, env: ENV });
-  const second = await startServer({ process: true, database: first.database, env: ENV });
+  // The same data folder: the same SECRET_KEY file, which opens the webhooks' secrets.
+  const second = await startServer({ process: true, dataDir: first.dataDir, database: first.database, env: ENV });
   try {
     const created = await first.request('POST', HOOKS, { headers: admin, body: { name: 'shared', url: receiver.url, resources: ['tags'] } });
     assert.equal(created.status, 201, created.text);
@@ -91,7 +92,8 @@ test('two instances, one killed mid-way: the other takes its attempts over', { s
   const receiver = await startReceiver();
   receiver.answer = () => ({ status: 204, delayMs: 30 });
   const first = await startServer({ process: true, env: ENV });
-  const second = await startServer({ process: true, database: first.database, env: ENV });
+  // The same data folder: the same SECRET_KEY file, which opens the webhooks' secrets.
+  const second = await startServer({ process: true, dataDir: first.dataDir, database: first.database, env: ENV });
   try {
     const created = await first.request('POST', HOOKS, { headers: admin, body: { name: 'taken-over', url: receiver.url, resources: ['tags'] } });
     assert.equal(created.status, 201, created.text);
