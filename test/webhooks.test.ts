@@ -78,6 +78,10 @@ describe('webhooks', () => {
     const dump = await server.dump();
     assert.ok(!dump.includes(created.secret.slice(6)) && !dump.includes('receiver-key-value-1234'), 'nothing in clear in the database');
     assert.ok(!server.logs().includes(created.secret.slice(6)));
+    const metrics = await server.request('GET', '/metrics', { headers: admin });
+    assert.match(metrics.text, /^webhook_delivery_attempts_total\{result="succeeded"\} [1-9]/m);
+    assert.match(metrics.text, /^webhook_deliveries_pending 0$/m);
+    assert.match(metrics.text, /^webhook_oldest_pending_delivery_age_seconds 0$/m);
     await server.request('DELETE', `${HOOKS}/${created.id}`, { headers: admin });
   });
 

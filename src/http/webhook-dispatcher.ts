@@ -35,6 +35,8 @@ export class WebhookDispatcher {
   private failing = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly attempts = new Set<Promise<void>>();
+  /** Attempts made by this process, by what they left the delivery as (metrics). */
+  readonly results: Record<DeliveryStatus, number> = { pending: 0, retrying: 0, succeeded: 0, failed: 0 };
 
   constructor(
     private readonly store: WebhookStore,
@@ -118,6 +120,7 @@ export class WebhookDispatcher {
     const result = await attemptDelivery(this.guard, target, delivery.id, delivery.payload, this.settings.webhookTimeoutMs);
     const { status, next } = this.outcome(delivery, result);
     if (await this.deliveries.finish(delivery.id, this.owner, result.attempt, status, next)) {
+      this.results[status]++;
       await this.store.recordHealth(delivery.webhookId, result.succeeded, this.settings.webhookDisableAfterHours * 3_600_000);
     }
   }
