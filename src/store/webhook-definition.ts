@@ -12,6 +12,8 @@ import { RESOURCES } from '../registry/resources.js';
 import { CHANGE_ACTIONS } from './change-log.js';
 
 export const WEBHOOK_HEADERS_MAX = 10;
+/** Columns beside the fields that hold sealed secrets (webhook-store.ts seals them). */
+export const WEBHOOK_SEALED_COLUMNS = ['secret', 'previous_secret', 'header_values'] as const;
 /** Names the service sets itself: a webhook's own headers may not replace them. */
 const RESERVED_HEADER = /^(webhook-.*|content-type|content-length|host|transfer-encoding|connection)$/i;
 // RFC 9110 token characters.

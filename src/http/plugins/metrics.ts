@@ -67,6 +67,8 @@ function webhookMetrics(registry: Registry, app: FastifyInstance): void {
     name: 'webhook_deliveries_pending',
     help: 'Webhook deliveries waiting for an attempt (pending or retrying), all instances together.',
     registers: [registry],
+    // One database's figure: every worker reads the same, so the cluster's scrape shows one.
+    aggregator: 'max',
     async collect() {
       await refresh();
       this.set(pending.count);
@@ -76,6 +78,7 @@ function webhookMetrics(registry: Registry, app: FastifyInstance): void {
     name: 'webhook_oldest_pending_delivery_age_seconds',
     help: 'Age of the oldest webhook delivery waiting for an attempt; 0 when none waits.',
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       await refresh();
       this.set(pending.oldest === null ? 0 : Math.max(0, (Date.now() - Date.parse(pending.oldest)) / 1000));
