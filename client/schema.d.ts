@@ -11240,7 +11240,7 @@ export interface operations {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
                 /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens" | "webhooks";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -11311,7 +11311,7 @@ export interface operations {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
                 /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens" | "webhooks";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -11356,7 +11356,7 @@ export interface operations {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
                 /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens" | "webhooks";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */

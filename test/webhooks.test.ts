@@ -74,6 +74,8 @@ describe('webhooks', () => {
 
     // The secret and header values are in no change record and not in clear in the database.
     const changes = await server.request('GET', '/en/api/changes?resource=webhooks', { headers: admin });
+    assert.equal(changes.status, 200, changes.text);
+    assert.ok(changes.body.items.some((record: { action: string; entry_id: number }) => record.action === 'create' && record.entry_id === created.id), 'the creation is recorded');
     assert.ok(!changes.text.includes(created.secret.slice(6)) && !changes.text.includes('receiver-key-value-1234'));
     const dump = await server.dump();
     assert.ok(!dump.includes(created.secret.slice(6)) && !dump.includes('receiver-key-value-1234'), 'nothing in clear in the database');
