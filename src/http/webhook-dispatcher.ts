@@ -54,6 +54,8 @@ export class WebhookDispatcher {
     poll.unref();
     prune.unref();
     this.timers.push(poll, prune);
+    // Also at start, as the change log is pruned: a service restarted often still prunes.
+    void this.prune();
     this.wake();
   }
 
