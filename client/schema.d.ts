@@ -1128,6 +1128,240 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{lang}/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the webhooks
+         * @description The webhooks, never their secret nor their headers’ values, newest first unless `sort` says otherwise. Admin tokens only.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description The answer holds the signing secret (`secret`, `whsec_…`) this once. The URL’s host must not resolve to a loopback, private, link-local, unique-local, multicast or unspecified address outside WEBHOOK_ALLOWED_NETWORKS (400 URL_REFUSED). Each committed change it subscribes to gives one delivery. Admin tokens only.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listWebhooksOptions"];
+        /**
+         * List the webhooks (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listWebhooksHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one webhook
+         * @description The webhook, never its secret nor its headers’ values. `failing_since` and `disabled_reason` are null while it is healthy. Admin tokens only.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes the webhook and its deliveries for good. Admin tokens only.
+         */
+        delete: operations["deleteWebhook"];
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["getWebhookOptions"];
+        /**
+         * Read one webhook (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["getWebhookHead"];
+        /**
+         * Change a webhook
+         * @description Changes the fields sent. Enabling a webhook again (`enabled: true`) clears `failing_since` and `disabled_reason`: its deliveries resume. Admin tokens only.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/{lang}/api/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook’s signing secret
+         * @description A new signing secret, shown this once. For 24 hours deliveries carry two signatures, with the new and the old secret, space separated. Admin tokens only.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["rotateWebhookSecretOptions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/webhooks/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a webhook
+         * @description Makes one delivery of type `webhook.ping` at once and answers its result (not retried). Admin tokens only.
+         */
+        post: operations["pingWebhook"];
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["pingWebhookOptions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook’s deliveries
+         * @description Newest first, with their attempts; `next` is the `after` of the next page. Deliveries are kept WEBHOOK_DELIVERY_RETENTION_DAYS. Admin tokens only.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["listWebhookDeliveriesOptions"];
+        /**
+         * List a webhook’s deliveries (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["listWebhookDeliveriesHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/{lang}/api/webhooks/{id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The delivery’s id.
+                 * @example 1
+                 */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeliver
+         * @description Queues the delivery again for an attempt now: a new attempt of the same delivery, with the same `webhook-id`. Admin tokens only.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["redeliverWebhookDeliveryOptions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/changes": {
         parameters: {
             query?: never;
@@ -3500,6 +3734,212 @@ export interface components {
             item: components["schemas"]["Token"];
         };
         /**
+         * @description Receiver URLs told of every committed change they subscribe to, by signed HTTP POST requests. The signing secret is shown once, when the webhook is created or its secret rotated.
+         * @example {
+         *       "id": 1,
+         *       "name": "cmdb",
+         *       "url": "https://cmdb.example.com/hooks/pmacontrol",
+         *       "resources": [
+         *         "servers"
+         *       ],
+         *       "actions": [],
+         *       "enabled": true,
+         *       "headers": [
+         *         "Authorization"
+         *       ],
+         *       "failing_since": null,
+         *       "disabled_reason": null,
+         *       "created_at": "2025-01-31T08:30:00.000Z",
+         *       "updated_at": "2025-01-31T08:30:00.000Z"
+         *     }
+         */
+        Webhook: {
+            /** @description Assigned by the service. */
+            readonly id: number;
+            /** @description Unique name. */
+            name: string;
+            /**
+             * Format: uri
+             * @description The receiver: an http or https URL (redirects are not followed).
+             */
+            url: string;
+            /**
+             * @description The resources whose changes are delivered; empty: all.
+             * @default []
+             */
+            resources: ("tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys")[];
+            /**
+             * @description The actions delivered; empty: all.
+             * @default []
+             */
+            actions: ("create" | "update" | "delete" | "restore")[];
+            /**
+             * @description Deliveries are made while true; enabling again resumes them.
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * @description Extra request headers (at most 10). Their values are write-only: answers show the names only.
+             * @default []
+             */
+            headers: string[];
+            /**
+             * @description Since when every attempt failed; null while healthy.
+             * @default null
+             */
+            readonly failing_since: string | null;
+            /**
+             * @description Why the service disabled the webhook; null otherwise.
+             * @default null
+             */
+            readonly disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        /** @description Body of a POST: required fields must be sent; omitted optional fields take their default. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        WebhookCreate: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /** @description Unique name. */
+            name: string;
+            /**
+             * Format: uri
+             * @description The receiver: an http or https URL (redirects are not followed).
+             */
+            url: string;
+            /**
+             * @description The resources whose changes are delivered; empty: all.
+             * @default []
+             */
+            resources?: ("tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys")[];
+            /**
+             * @description The actions delivered; empty: all.
+             * @default []
+             */
+            actions?: ("create" | "update" | "delete" | "restore")[];
+            /**
+             * @description Deliveries are made while true; enabling again resumes them.
+             * @default true
+             */
+            enabled?: boolean | (0 | 1);
+            /**
+             * @description Extra request headers (at most 10). Their values are write-only: answers show the names only.
+             * @default {}
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Since when every attempt failed; null while healthy. */
+            readonly failing_since?: string | null;
+            /** @description Why the service disabled the webhook; null otherwise. */
+            readonly disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
+        };
+        /** @description Body of a PATCH: only the fields sent change. Read-only fields (id, created_at, updated_at) may be sent and are ignored, but an id other than the path’s is refused; an unknown field is refused. */
+        WebhookPatch: {
+            /** @description Assigned by the service. */
+            readonly id?: number;
+            /** @description Unique name. */
+            name?: string;
+            /**
+             * Format: uri
+             * @description The receiver: an http or https URL (redirects are not followed).
+             */
+            url?: string;
+            /** @description The resources whose changes are delivered; empty: all. */
+            resources?: ("tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys")[];
+            /** @description The actions delivered; empty: all. */
+            actions?: ("create" | "update" | "delete" | "restore")[];
+            /** @description Deliveries are made while true; enabling again resumes them. */
+            enabled?: boolean | (0 | 1);
+            /** @description Extra request headers (at most 10). Their values are write-only: answers show the names only. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Since when every attempt failed; null while healthy. */
+            readonly failing_since?: string | null;
+            /** @description Why the service disabled the webhook; null otherwise. */
+            readonly disabled_reason?: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at?: string;
+        };
+        WebhookList: {
+            items: components["schemas"]["Webhook"][];
+            /** @description Entries that match the filters, over all pages; a lower bound when `total_exact` is false. */
+            total: number;
+            /** @description false when a filtered list matches more entries than the service counts exactly (LIST_EXACT_TOTAL_MAX, 1,000 by default): `total` is then a lower bound. An unfiltered list is always exact. */
+            total_exact: boolean;
+            limit: number;
+            offset: number;
+            /** @description The cursor of the next page (pass it as `after`, with the same sort and filters), or null on the last page. A walk by cursor never skips or repeats an entry that exists throughout, whatever is inserted or deleted meanwhile. */
+            next: string | null;
+        };
+        WebhookItem: {
+            item: components["schemas"]["Webhook"];
+        };
+        WebhookCreated: {
+            id: number;
+            /** @description The signing secret: `whsec_` and the base64 of the key. Shown in this answer only: keep it now. */
+            readonly secret: string;
+            item: components["schemas"]["Webhook"];
+        };
+        WebhookSecret: {
+            id: number;
+            /** @description The signing secret: `whsec_` and the base64 of the key. Shown in this answer only: keep it now. */
+            readonly secret: string;
+        };
+        WebhookAttempt: {
+            /** Format: date-time */
+            at: string;
+            duration_ms: number;
+            status_code: number | null;
+            error: string | null;
+            /** @description At most 1 KB of the receiver’s answer. */
+            response: string;
+        };
+        WebhookDelivery: {
+            id: number;
+            change_id: number | null;
+            /** @description `<resource>.<action>`, or `webhook.ping`. */
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "retrying" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookAttempt"][];
+            /** Format: date-time */
+            next_attempt_at: string | null;
+        };
+        WebhookDeliveryList: {
+            items: components["schemas"]["WebhookDelivery"][];
+            limit: number;
+            /** @description The `after` of the next page; null on the last. */
+            next: string | null;
+        };
+        /**
          * @description One committed change of one entry.
          * @example {
          *       "id": 41,
@@ -3969,7 +4409,7 @@ export interface components {
             title: string;
             status: number;
             /** @enum {string} */
-            code: "MALFORMED_JSON" | "BAD_QUERY" | "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "TOO_MANY_STREAMS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
+            code: "MALFORMED_JSON" | "BAD_QUERY" | "BAD_REQUEST" | "URL_REFUSED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "DELETE_GUARDED" | "REFERENCED" | "CONFLICT" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "RATE_LIMITED" | "TOO_MANY_STREAMS" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "UNAVAILABLE" | "READ_ONLY" | "INSUFFICIENT_STORAGE";
             detail: string;
             error: string;
             /** @description With VALIDATION_FAILED and CONFLICT: one line per faulty field (`field` is "" for the body as a whole). */
@@ -4080,6 +4520,30 @@ export interface components {
                     status?: 400;
                     /** @enum {string} */
                     code?: "MALFORMED_JSON" | "BAD_QUERY";
+                };
+            };
+        };
+        /** @description The body is not a JSON object that can be read (MALFORMED_JSON), a query parameter was sent (BAD_QUERY), or the URL’s host resolves to an address webhooks may not reach outside WEBHOOK_ALLOWED_NETWORKS, or to none (URL_REFUSED). */
+        WebhookBodyRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "about:blank",
+                 *       "title": "Bad Request",
+                 *       "status": 400,
+                 *       "code": "URL_REFUSED",
+                 *       "detail": "The URL’s host resolves to 10.0.0.7, an address webhooks may not reach (loopback, private, link-local, unique-local, multicast or unspecified) outside WEBHOOK_ALLOWED_NETWORKS.",
+                 *       "error": "The URL’s host resolves to 10.0.0.7, an address webhooks may not reach (loopback, private, link-local, unique-local, multicast or unspecified) outside WEBHOOK_ALLOWED_NETWORKS."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @constant */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "MALFORMED_JSON" | "BAD_QUERY" | "URL_REFUSED";
                 };
             };
         };
@@ -10025,13 +10489,758 @@ export interface operations {
             503: components["responses"]["UnavailableWithoutBody"];
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `url` equals this value. */
+                url?: string;
+                /** @description Only entries whose `resources` equals this value. */
+                resources?: ("tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys")[];
+                /** @description Only entries whose `actions` equals this value. */
+                actions?: ("create" | "update" | "delete" | "restore")[];
+                /** @description Only entries whose `enabled` equals this value. */
+                enabled?: boolean;
+                /** @description Only entries whose `headers` equals this value. */
+                headers?: string[];
+                /** @description Only entries whose `failing_since` equals this value. */
+                failing_since?: string;
+                /** @description Only entries whose `disabled_reason` equals this value. */
+                disabled_reason?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "cmdb",
+                 *       "url": "https://cmdb.example.com/hooks/pmacontrol",
+                 *       "resources": [
+                 *         "servers"
+                 *       ],
+                 *       "actions": [],
+                 *       "enabled": true,
+                 *       "headers": {
+                 *         "Authorization": "Bearer …"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description Created; the answer carries the signing secret, once. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["WebhookBodyRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    listWebhooksOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhooksHead: {
+        parameters: {
+            query?: {
+                /** @description Entries per page. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Entries to skip. */
+                offset?: components["parameters"]["Offset"];
+                /** @description Comma-separated fields to sort by, each optionally preceded by `-` for descending (e.g. `-updated_at,id`). Default `-id`: newest first. */
+                sort?: string;
+                /** @description Case-insensitive substring searched in the text fields of the resource. */
+                q?: components["parameters"]["Search"];
+                /** @description Continue after the page whose `next` this is (keyset paging: stable under concurrent inserts and deletes). Use the same `sort`; `offset`, if any, counts from there. */
+                after?: string;
+                /** @description Only entries whose `id` equals this value. */
+                id?: number;
+                /** @description Only entries whose `name` equals this value. */
+                name?: string;
+                /** @description Only entries whose `url` equals this value. */
+                url?: string;
+                /** @description Only entries whose `resources` equals this value. */
+                resources?: ("tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys")[];
+                /** @description Only entries whose `actions` equals this value. */
+                actions?: ("create" | "update" | "delete" | "restore")[];
+                /** @description Only entries whose `enabled` equals this value. */
+                enabled?: boolean;
+                /** @description Only entries whose `headers` equals this value. */
+                headers?: string[];
+                /** @description Only entries whose `failing_since` equals this value. */
+                failing_since?: string;
+                /** @description Only entries whose `disabled_reason` equals this value. */
+                disabled_reason?: string;
+                /** @description Only entries whose `created_at` equals this value. */
+                created_at?: string;
+                /** @description Only entries whose `updated_at` equals this value. */
+                updated_at?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookItem"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    getWebhookOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhookHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPatch"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookItem"];
+                };
+            };
+            400: components["responses"]["WebhookBodyRefused"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["WriteConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateWebhookSecretOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pingWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ping’s delivery, with its attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    pingWebhookOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries of this status. */
+                status?: "pending" | "retrying" | "succeeded" | "failed";
+                /** @description Deliveries per page. */
+                limit?: number;
+                /** @description The `next` of the previous page. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveriesOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveriesHead: {
+        parameters: {
+            query?: {
+                /** @description Only the deliveries of this status. */
+                status?: "pending" | "retrying" | "succeeded" | "failed";
+                /** @description Deliveries per page. */
+                limit?: number;
+                /** @description The `next` of the previous page. */
+                after?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The delivery’s id.
+                 * @example 1
+                 */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redeliverWebhookDeliveryOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+                /**
+                 * @description Id of the entry.
+                 * @example 1
+                 */
+                id: components["parameters"]["Id"];
+                /**
+                 * @description The delivery’s id.
+                 * @example 1
+                 */
+                delivery_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listChanges: {
         parameters: {
             query?: {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
                 /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens" | "webhooks";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -10102,7 +11311,7 @@ export interface operations {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
                 /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens" | "webhooks";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */
@@ -10147,7 +11356,7 @@ export interface operations {
                 /** @description Only records with an id greater than this one (the `next` of the previous page, or the last id seen). 0: from the oldest kept. */
                 since?: number;
                 /** @description Only the records of this resource; `tokens`: the creations and revocations of managed API tokens. */
-                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens";
+                resource?: "tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys" | "tokens" | "webhooks";
                 /** @description Only the records of the entry with this id (with `resource`, one entry). */
                 entry_id?: number;
                 /** @description Only the records of changes made by this actor (a token’s name, or `anonymous`). */

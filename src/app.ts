@@ -13,6 +13,7 @@ import { RequestLogController } from './logging/request-log-controller.js';
 import { turnBatchedStdout, type LineDestination } from './logging/turn-batched-stdout.js';
 import apiTokensPlugin from './http/plugins/api-tokens.js';
 import changeFeedPlugin from './http/plugins/change-feed.js';
+import webhooksPlugin from './http/plugins/webhooks.js';
 import authenticationPlugin from './http/plugins/authentication.js';
 import authorizationPlugin from './http/plugins/authorization.js';
 import databasePlugin from './http/plugins/database.js';
@@ -36,6 +37,7 @@ import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
 import { refuseRoutesOutsideFactories } from './http/routes/route-factories.js';
+import webhookRoutes from './http/routes/webhooks.js';
 
 
 declare module 'fastify' {
@@ -143,6 +145,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   await app.register(databasePlugin, { config, registry, ...(options.migrations === undefined ? {} : { migrations: options.migrations }) });
   await app.register(apiTokensPlugin, { config });
   await app.register(changeFeedPlugin, { config });
+  await app.register(webhooksPlugin, { config });
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);
@@ -163,6 +166,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   });
   await app.register(integrationRoutes);
   await app.register(tokenRoutes);
+  await app.register(webhookRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);
   await app.register(consoleRoutes);

@@ -1,6 +1,7 @@
 // Everything the service reads from its environment, parsed once at start-up so that a
 // wrong setting stops the process with a clear message instead of failing on first use.
 import proxyAddr from '@fastify/proxy-addr';
+import { canonicalRange } from '../auth/address-ranges.js';
 import { loadApiTokens, type EnvironmentToken } from '../auth/api-tokens.js';
 import { ConfigError } from '../errors/config-error.js';
 import { dialectOf, type ConnectOptions } from '../db/connect.js';
@@ -78,6 +79,21 @@ export interface Config {
   diskFloodStage: DiskThreshold | undefined;
   /** SQLite: free space below which a warning is logged and /readyz says `low`. */
   diskLowWatermark: DiskThreshold | undefined;
+  // Webhooks (contract section 16; docs/webhooks.md).
+  /** How long one attempt may take, answer included. */
+  webhookTimeoutMs: number;
+  /** A webhook whose deliveries all failed this long is disabled. */
+  webhookDisableAfterHours: number;
+  /** Finished deliveries are kept this many days. */
+  webhookDeliveryRetentionDays: number;
+  /** Networks a receiver may resolve into although they are loopback, private, link-local… */
+  webhookAllowedNetworks: string[];
+  /** Attempts this process makes at once, all webhooks together. */
+  webhookConcurrency: number;
+  /** How often deliveries are looked for besides the changes committed through this process. */
+  webhookPollMs: number;
+  /** The waits between attempts; the last repeats until a day has passed. */
+  webhookRetryScheduleMs: number[];
 }
 
 /** Free space, in bytes or as a percentage of the disk's size. */
@@ -120,6 +136,34 @@ function trustProxySetting(raw: string | undefined): false | string[] {
     throw new ConfigError('TRUST_PROXY must be a comma list of the proxies: addresses, CIDR ranges, loopback, linklocal or uniquelocal');
   }
   return entries;
+}
+
+function networksSetting(env: NodeJS.ProcessEnv, name: string): string[] {
+  const text = env[name]?.trim() ?? '';
+  if (text === '') return [];
+  return text.split(',').map((entry) => {
+    const range = canonicalRange(entry.trim());
+    if (range === undefined) throw new ConfigError(`${name} must be a comma list of IPv4 or IPv6 networks (CIDR), got "${entry.trim()}"`);
+    return range;
+  });
+}
+
+/** About 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then hourly (contract section 16). */
+const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+
+function scheduleSetting(env: NodeJS.ProcessEnv, name: string): number[] {
+  const text = env[name]?.trim() ?? '';
+  if (text === '') return RETRY_SCHEDULE_MS;
+  const waits = text.split(',').map((entry) => entry.trim());
+  if (!waits.every((wait) => /^\d{1,9}$/.test(wait) && Number(wait) > 0)) throw new ConfigError(`${name} must be a comma list of waits in milliseconds, got "${text}"`);
+  return waits.map(Number);
+}
+
+function hoursSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim() ?? '';
+  if (raw === '') return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > 100_000) throw new ConfigError(`${name} must be a number of hours above 0, got "${raw}"`);
+  return Number(raw);
 }
 
 const BYTE_UNITS: Record<string, number> = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4 };
@@ -216,5 +260,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heavyQueryWaitMs: integerSetting(env, 'HEAVY_QUERY_WAIT_MS', 1000, 0, 600_000),
     diskFloodStage: diskThresholdSetting(env, 'DISK_FLOOD_STAGE', '64mb'),
     diskLowWatermark: diskThresholdSetting(env, 'DISK_LOW_WATERMARK', '5%'),
+    webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
+    webhookDisableAfterHours: hoursSetting(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72),
+    webhookDeliveryRetentionDays: integerSetting(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 100_000),
+    webhookAllowedNetworks: networksSetting(env, 'WEBHOOK_ALLOWED_NETWORKS'),
+    webhookConcurrency: integerSetting(env, 'WEBHOOK_CONCURRENCY', 32, 1, 10_000),
+    webhookPollMs: integerSetting(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+    webhookRetryScheduleMs: scheduleSetting(env, 'WEBHOOK_RETRY_SCHEDULE_MS'),
   };
 }

@@ -54,7 +54,56 @@ export interface ChangeLogStateTable {
   last_id: number | string;
 }
 
+/** Webhooks (contract section 16): the columns the webhook store reads and writes beside the
+ * registry-driven ones (src/store/webhook-definition.ts). */
+export interface WebhooksTable {
+  id: Generated<number>;
+  name: string;
+  url: string;
+  resources: string;
+  actions: string;
+  enabled: number;
+  header_names: string;
+  /** Sealed JSON object of the extra headers, or NULL for none. */
+  header_values: string | null;
+  /** Sealed `whsec_…`. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  failing_since: string | null;
+  disabled_reason: string | null;
+  since_change_id: number | string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One delivery of one change (or ping) to one webhook, with its attempts. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  change_id: number | string | null;
+  type: string;
+  payload: string;
+  status: string;
+  /** JSON array of the attempts, as the API shows them. */
+  attempts: string;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One row (id 1): the last change id whose deliveries were made. */
+export interface WebhookStateTable {
+  id: number;
+  last_change_id: number | string;
+}
+
 export interface Database {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_state: WebhookStateTable;
   resource_counts: ResourceCountsTable;
   api_tokens: ApiTokensTable;
   api_token_state: ApiTokenStateTable;

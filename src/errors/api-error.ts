@@ -10,6 +10,8 @@ export const STATUS_OF = {
   BAD_QUERY: 400,
   // Refused by Node's HTTP parser, before any route: the request itself cannot be read.
   BAD_REQUEST: 400,
+  // A webhook URL whose host resolves to an address webhooks may not reach (section 16).
+  URL_REFUSED: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

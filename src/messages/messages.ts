@@ -280,6 +280,22 @@ const catalog = {
     en: 'is protected by a passphrase; send the unencrypted key (it is encrypted at rest by the service).',
     fr: 'est protégée par une phrase de passe ; envoyez la clé non chiffrée (le service la chiffre au repos).',
   },
+  'field.webhookUrl': {
+    en: 'must be an http or https URL of at most 2048 characters, without user name or password.',
+    fr: 'doit être une URL http ou https d’au plus 2048 caractères, sans nom d’utilisateur ni mot de passe.',
+  },
+  'field.webhookResources': { en: 'must be a list of resource names: {values}.', fr: 'doit être une liste de noms de ressources : {values}.' },
+  'field.webhookActions': { en: 'must be a list of actions: {values}.', fr: 'doit être une liste d’actions : {values}.' },
+  'field.webhookHeaders': {
+    en: 'must be an object of at most {max} headers: each name an HTTP token that is neither webhook-* nor content-type (nor host, content-length, transfer-encoding, connection), each value text without control characters of at most 1000 characters.',
+    fr: 'doit être un objet d’au plus {max} en-têtes : chaque nom un jeton HTTP qui n’est ni webhook-* ni content-type (ni host, content-length, transfer-encoding, connection), chaque valeur un texte sans caractère de contrôle d’au plus 1000 caractères.',
+  },
+  'webhook.urlRefused': {
+    en: 'The URL’s host resolves to {address}, an address webhooks may not reach (loopback, private, link-local, unique-local, multicast or unspecified) outside WEBHOOK_ALLOWED_NETWORKS.',
+    fr: 'L’hôte de l’URL se résout en {address}, une adresse que les webhooks ne peuvent atteindre (bouclage, privée, lien local, unique locale, multidiffusion ou non spécifiée) hors de WEBHOOK_ALLOWED_NETWORKS.',
+  },
+  'webhook.urlUnresolved': { en: 'The URL’s host cannot be resolved.', fr: 'L’hôte de l’URL ne peut être résolu.' },
+  'webhook.deliveryNotFound': { en: 'No delivery {id} of webhook {webhook}.', fr: 'Aucune livraison {id} du webhook {webhook}.' },
 } as const satisfies Record<string, Record<MessageLanguage, string>>;
 
 export type MessageKey = keyof typeof catalog;

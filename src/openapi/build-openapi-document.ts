@@ -22,6 +22,7 @@ import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
 import { consolePaths } from './console-paths.js';
 import { tokenPaths, tokenSchemas, tokenTag } from './token-paths.js';
+import { webhookPaths, webhookSchemas, webhookTag } from './webhook-paths.js';
 import { tokenTexts } from './token-texts.js';
 
 function sharedParameters(context: DocumentContext): JsonObject {
@@ -79,6 +80,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
     tags: [
       ...resources.map((resource) => ({ name: resource.name, description: resource.description[language] })),
       tokenTag(context),
+      webhookTag(context),
       changesTag(context),
       integrationsTag(context),
       { name: 'documentation', description: t.documentationTag },
@@ -87,6 +89,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
     paths: Object.fromEntries([
       ...resources.flatMap((resource) => resourcePaths(context, resource)),
       ...tokenPaths(context),
+      ...webhookPaths(context),
       ...changePaths(context),
       ...integrationPaths(context),
       ...documentationPaths(context),
@@ -100,6 +103,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       schemas: {
         ...Object.fromEntries(resources.flatMap((resource) => resourceSchemas(context, resource))),
         ...Object.fromEntries(tokenSchemas(context)),
+        ...Object.fromEntries(webhookSchemas(context)),
         ...Object.fromEntries(changeSchemas(context)),
         ...Object.fromEntries(integrationSchemas(context)),
         Deleted: {

@@ -12,6 +12,8 @@ const ERROR_RESPONSES = {
   BadQuery: { codes: ['BAD_QUERY'], text: 'badQuery' },
   // Writes take no query parameter: one is refused like a body that cannot be read.
   MalformedJson: { codes: ['MALFORMED_JSON', 'BAD_QUERY'], text: 'malformedJson' },
+  // The webhook writes: the same, or a receiver's address refused (section 16).
+  WebhookBodyRefused: { codes: ['MALFORMED_JSON', 'BAD_QUERY', 'URL_REFUSED'], text: 'webhookBodyRefused' },
   Unauthorized: { codes: ['UNAUTHORIZED'], text: 'unauthorized' },
   Forbidden: { codes: ['FORBIDDEN'], text: 'forbidden' },
   NotFound: { codes: ['NOT_FOUND'], text: 'notFound' },

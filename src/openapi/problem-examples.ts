@@ -13,6 +13,7 @@ export type ExampleKey = keyof TokenTexts['examples'];
 const EXAMPLES = {
   BadQuery: () => new ApiError('BAD_QUERY', message('query.unknown', { parameter: 'colour' })),
   MalformedJson: () => new ApiError('MALFORMED_JSON', message('body.malformed')),
+  WebhookBodyRefused: () => new ApiError('URL_REFUSED', message('webhook.urlRefused', { address: '10.0.0.7' })),
   Unauthorized: () => ({
     missing: new ApiError('UNAUTHORIZED', message('auth.missing')),
     expired: new ApiError('UNAUTHORIZED', message('auth.expired')),

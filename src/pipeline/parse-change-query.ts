@@ -4,6 +4,7 @@
 import { apiError } from '../errors/api-error.js';
 import type { Registry } from '../registry/registry.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
+import { WEBHOOKS } from '../store/webhook-definition.js';
 import { CHANGE_ACTIONS, type ChangeAction, type ChangeFilter } from '../store/change-log.js';
 import { integerParameter, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId } from './request-target.js';
@@ -20,9 +21,9 @@ export interface ChangeQuery {
   readonly limit: number;
 }
 
-/** The resources whose changes are recorded: the registry's, and the managed tokens. */
+/** The resources whose changes are recorded: the registry's, the managed tokens and the webhooks. */
 export function changeResources(registry: Registry): string[] {
-  return [...registry.resources.map((resource) => resource.name), API_TOKENS.name];
+  return [...registry.resources.map((resource) => resource.name), API_TOKENS.name, WEBHOOKS.name];
 }
 
 function parseFilter(registry: Registry, query: Record<string, unknown>): ChangeFilter {

@@ -11,7 +11,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
  * a soft-deleted entry's restore, an entry's history, the change log and its stream, the API
  * tokens and one token, the document and its page, the monitoring integrations' targets
  * (Prometheus service discovery, the Ansible inventory), and the operator console's page and files. */
-export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console';
+export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'webhooks' | 'webhook' | 'webhookRotate' | 'webhookPing' | 'webhookDeliveries' | 'webhookRedeliver' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   // PATCH and DELETE of a collection are bulk writes (contract section 12).
@@ -23,6 +23,12 @@ export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   changeStream: ['GET', 'OPTIONS'],
   tokens: ['GET', 'HEAD', 'POST', 'OPTIONS'],
   token: ['GET', 'HEAD', 'DELETE', 'OPTIONS'],
+  webhooks: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+  webhook: ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
+  webhookRotate: ['POST', 'OPTIONS'],
+  webhookPing: ['POST', 'OPTIONS'],
+  webhookDeliveries: ['GET', 'HEAD', 'OPTIONS'],
+  webhookRedeliver: ['POST', 'OPTIONS'],
   openapi: ['GET', 'HEAD', 'OPTIONS'],
   docs: ['GET', 'HEAD', 'OPTIONS'],
   prometheusTargets: ['GET', 'HEAD', 'OPTIONS'],
@@ -31,7 +37,7 @@ export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
 };
 
 /** Endpoints whose writes carry a JSON body (restore takes none). */
-export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false };
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, webhooks: true, webhook: true, webhookRotate: false, webhookPing: false, webhookDeliveries: false, webhookRedeliver: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false };
 
 export interface RequestTarget {
   endpoint: Endpoint;
@@ -40,6 +46,8 @@ export interface RequestTarget {
   language: MessageLanguage;
   resource?: ResourceDefinition;
   id?: number;
+  /** A webhook delivery's id (`/webhooks/{id}/deliveries/{delivery_id}/redeliver`). */
+  deliveryId?: number;
 }
 
 /** The id a path segment names, if it is one an entry can have (contract section 2). */
@@ -48,6 +56,8 @@ export function parseId(segment: string): number | undefined {
   const id = Number(segment);
   return id <= MAX_ID ? id : undefined;
 }
+
+const WEBHOOK_ITEMS: ReadonlySet<Endpoint> = new Set(['webhook', 'webhookRotate', 'webhookPing', 'webhookDeliveries', 'webhookRedeliver']);
 
 export function resolveTarget(registry: Registry, endpoint: Endpoint, params: Record<string, string | undefined>, method: string): RequestTarget {
   const lang = params.lang ?? '';
@@ -60,10 +70,14 @@ export function resolveTarget(registry: Registry, endpoint: Endpoint, params: Re
     // Only what is deleted softly can be brought back.
     if (endpoint === 'restore' && target.resource.deletion.mode !== 'soft') throw apiError('NOT_FOUND', 'path.unknown');
   }
-  if (endpoint === 'item' || endpoint === 'restore' || endpoint === 'history' || endpoint === 'token') {
+  if (endpoint === 'item' || endpoint === 'restore' || endpoint === 'history' || endpoint === 'token' || WEBHOOK_ITEMS.has(endpoint)) {
     target.id = parseId(params.id ?? '');
-    const resource = endpoint === 'token' ? 'tokens' : (target.resource?.name ?? '');
+    const resource = endpoint === 'token' ? 'tokens' : WEBHOOK_ITEMS.has(endpoint) ? 'webhooks' : (target.resource?.name ?? '');
     if (target.id === undefined) throw entryNotFound(resource, params.id ?? '');
+  }
+  if (endpoint === 'webhookRedeliver') {
+    target.deliveryId = parseId(params.delivery_id ?? '');
+    if (target.deliveryId === undefined) throw apiError('NOT_FOUND', 'webhook.deliveryNotFound', { id: params.delivery_id ?? '', webhook: target.id! });
   }
   const allowed = ALLOWED_METHODS[endpoint];
   if (!allowed.includes(method)) throw methodNotAllowed(method, allowed);

@@ -125,7 +125,7 @@ export async function writeChanges(
   return last;
 }
 
-function recordOf(row: ChangeLogTable): ChangeRecord {
+export function recordOf(row: ChangeLogTable): ChangeRecord {
   const id = Number(row.id);
   const entryId = Number(row.entry_id);
   const json =

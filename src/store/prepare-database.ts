@@ -10,6 +10,7 @@ import type { Migration } from '../db/migrations/ddl.js';
 import { MIGRATIONS } from '../db/migrations/index.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { API_TOKENS } from './api-token-definition.js';
+import { WEBHOOKS } from './webhook-definition.js';
 import { ensureCounts, uncounted } from './resource-counts.js';
 
 /** Resolves to the names of the migrations it applied. */
@@ -20,7 +21,7 @@ export async function prepareDatabase(
 ): Promise<string[]> {
   try {
     const applied = await migrateToLatest(handle.db, handle.ddl, migrations);
-    await ensureCounts(handle, [...resources, API_TOKENS]);
+    await ensureCounts(handle, [...resources, API_TOKENS, WEBHOOKS]);
     return applied;
   } catch (error) {
     // The first statements the database sees: one that is out of reach, missing or refusing
@@ -36,7 +37,7 @@ export async function checkPrepared(
   migrations: Readonly<Record<string, Migration>> = MIGRATIONS,
 ): Promise<void> {
   const pending = await pendingMigrations(handle.db, handle.ddl, migrations);
-  const missing = pending.length > 0 ? [] : await uncounted(handle, [...resources, API_TOKENS]);
+  const missing = pending.length > 0 ? [] : await uncounted(handle, [...resources, API_TOKENS, WEBHOOKS]);
   if (pending.length > 0 || missing.length > 0) {
     throw new ConfigError(
       `READ_ONLY=true needs a database this version has already prepared, and ${handle.description} is not (${pending.length > 0 ? `migrations not applied: ${pending.join(', ')}` : `no count row for ${missing.map((r) => r.table).join(', ')}`}); run npm run migrate, or start once without READ_ONLY`,

@@ -1,10 +1,12 @@
-// The sealed columns of the registry's resources, as a whole: checked against the key at
-// start-up, and re-sealed under a new key by `npm run rotate-secret-key`.
+// The sealed columns of the registry's resources and of the webhooks (their signing secrets and
+// header values), as a whole: checked against the key at start-up, and re-sealed under a new
+// key by `npm run rotate-secret-key`.
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { secretContext, type Row } from './entry-rows.js';
+import { WEBHOOK_SEALED_COLUMNS, WEBHOOKS } from './webhook-definition.js';
 
 type AnyDb = Kysely<any>;
 
@@ -15,6 +17,7 @@ function* secretColumns(resources: readonly ResourceDefinition[]): Generator<{ r
       if (field.writeOnly) yield { resource, column: field.column, context: secretContext(resource, field.column) };
     }
   }
+  for (const column of WEBHOOK_SEALED_COLUMNS) yield { resource: WEBHOOKS, column, context: secretContext(WEBHOOKS, column) };
 }
 
 /**

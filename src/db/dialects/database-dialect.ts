@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 
 export interface DatabaseCapabilities {
@@ -110,6 +110,11 @@ export interface OpenedDatabase {
 
 /** SQL that each dialect spells its own way, for the store. */
 export interface DialectQueries {
+  /** A select of rows to claim (webhook deliveries): locked, skipping the rows another
+   * transaction holds locked (FOR UPDATE SKIP LOCKED), so that instances claiming at once
+   * never wait on each other nor take the same row. SQLite runs one transaction at a time:
+   * the select is left as it is. */
+  claimRows<DB, TB extends keyof DB, O>(select: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The values of an integer column, joined by commas (an aggregate; order unspecified). */
   joinedIds(column: Expression<unknown>): RawBuilder<string | null>;
   /** Where the search index `index` (Ddl.createSearchIndex) must be named in the query for a

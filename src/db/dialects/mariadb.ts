@@ -118,6 +118,7 @@ export const mariadbDialect: DatabaseDialect = {
   ),
   ddl,
   queries: {
+    claimRows: (select) => select.forUpdate().skipLocked(),
     joinedIds: (column) => sql`group_concat(${column})`,
     searchIndexMatch: () => undefined,
     // MariaDB weighs the condition by its index statistics.

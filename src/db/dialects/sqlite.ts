@@ -314,6 +314,7 @@ export const sqliteDialect: DatabaseDialect = {
   },
   ddl,
   queries: {
+    claimRows: (select) => select,
     joinedIds: (column) => sql`group_concat(${column})`,
     // SQLite takes an equality on an indexed column over reading the sort's index in order,
     // whatever its statistics say; a unary plus keeps the index out of it.

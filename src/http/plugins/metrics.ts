@@ -2,6 +2,7 @@
 // latency, the database pool, and the process (collectDefaultMetrics). Each app has its own
 // registry, so that several apps in one process (tests) or several workers never mix.
 import cluster from 'node:cluster';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { clusterMetricsSource } from '../../cluster/cluster-metrics.js';
@@ -44,6 +45,47 @@ function poolGauges(registry: Registry, statistics: () => PoolStatistics): void 
   }
 }
 
+/** Webhook deliveries (contract section 16): attempts by result, and what waits. */
+function webhookMetrics(registry: Registry, app: FastifyInstance): void {
+  const dispatcher = app.webhookDispatcher;
+  new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts made by this process, by what they left the delivery as: succeeded, retrying or failed (given up).',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const result of ['succeeded', 'retrying', 'failed'] as const) this.inc({ result }, dispatcher.results[result]);
+    },
+  });
+  // Read from the database at each scrape; a database out of reach leaves the last figures.
+  let pending: { count: number; oldest: string | null } = { count: 0, oldest: null };
+  const refresh = async (): Promise<void> => {
+    pending = await app.webhookDeliveries.pending().catch(() => pending);
+  };
+  new Gauge({
+    name: 'webhook_deliveries_pending',
+    help: 'Webhook deliveries waiting for an attempt (pending or retrying), all instances together.',
+    registers: [registry],
+    // One database's figure: every worker reads the same, so the cluster's scrape shows one.
+    aggregator: 'max',
+    async collect() {
+      await refresh();
+      this.set(pending.count);
+    },
+  });
+  new Gauge({
+    name: 'webhook_oldest_pending_delivery_age_seconds',
+    help: 'Age of the oldest webhook delivery waiting for an attempt; 0 when none waits.',
+    registers: [registry],
+    aggregator: 'max',
+    async collect() {
+      await refresh();
+      this.set(pending.oldest === null ? 0 : Math.max(0, (Date.now() - Date.parse(pending.oldest)) / 1000));
+    },
+  });
+}
+
 export default fp(
   async (app) => {
     const registry = new Registry();
@@ -73,6 +115,8 @@ export default fp(
       },
     });
 
+    webhookMetrics(registry, app);
+
     const statistics = app.database.poolStatistics;
     if (statistics !== undefined) poolGauges(registry, statistics);
 
@@ -81,5 +125,5 @@ export default fp(
       render: cluster.isWorker ? clusterMetricsSource(registry) : () => registry.metrics(),
     });
   },
-  { name: 'metrics', dependencies: ['database'] },
+  { name: 'metrics', dependencies: ['database', 'webhooks'] },
 );

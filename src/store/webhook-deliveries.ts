@@ -1,0 +1,208 @@
+// The webhooks' deliveries (contract section 16), kept in the database from the moment their
+// change is read from the change log: none is lost by a restart, a kill -9 or an outage.
+//
+// - fanOut reads the change log after the position saved in webhook_state and, in the same
+//   transaction, stores one delivery per change and subscribed webhook and moves the
+//   position: a change gives its deliveries exactly once, whichever instance reads it (the
+//   state row is locked where transactions run side by side).
+// - claim takes due deliveries for this instance: it writes its name and a lease expiry on
+//   them, in a transaction that skips rows another instance holds (the dialect's claimRows).
+//   An instance that dies leaves its leases to expire; another then makes the attempt again,
+//   with the same webhook-id.
+// - finish records an attempt, only while this instance still holds the lease.
+import type { Kysely } from 'kysely';
+import type { DatabaseHandle } from '../db/connect.js';
+import type { Database } from '../db/database-schema.js';
+import { recordOf } from './change-log.js';
+
+export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface Attempt {
+  readonly at: string;
+  readonly duration_ms: number;
+  readonly status_code: number | null;
+  readonly error: string | null;
+  readonly response: string;
+}
+
+/** A delivery as the API shows it. */
+export interface Delivery {
+  readonly id: number;
+  readonly change_id: number | null;
+  readonly type: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: Attempt[];
+  readonly next_attempt_at: string | null;
+}
+
+/** A delivery claimed for an attempt. */
+export interface ClaimedDelivery {
+  readonly id: number;
+  readonly webhookId: number;
+  readonly payload: string;
+  readonly createdAt: string;
+  readonly attempts: number;
+}
+
+const DUE = ['pending', 'retrying'];
+const FAN_OUT_BATCH = 500;
+
+type Row = Database['webhook_deliveries'];
+
+function shown(row: { id: number | string } & Pick<Row, 'change_id' | 'type' | 'status' | 'attempts' | 'next_attempt_at'>): Delivery {
+  return {
+    id: Number(row.id),
+    change_id: row.change_id === null ? null : Number(row.change_id),
+    type: row.type,
+    status: row.status as DeliveryStatus,
+    attempts: JSON.parse(row.attempts) as Attempt[],
+    next_attempt_at: row.next_attempt_at,
+  };
+}
+
+const SHOWN_COLUMNS = ['id', 'change_id', 'type', 'status', 'attempts', 'next_attempt_at'] as const;
+
+export function deliveryPayload(type: string, timestamp: string, data: string): string {
+  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${data}}`;
+}
+
+export class WebhookDeliveries {
+  constructor(
+    private readonly handle: DatabaseHandle,
+    /** The resources whose changes may be delivered (section 2's; not tokens nor webhooks). */
+    private readonly resources: ReadonlySet<string>,
+  ) {}
+
+  private get db(): Kysely<Database> {
+    return this.handle.db;
+  }
+
+  /** Stores the deliveries of the next changes of the log; resolves to how many changes it read. */
+  async fanOut(): Promise<number> {
+    return this.handle.transaction(async (tx) => {
+      let state = tx.selectFrom('webhook_state').select('last_change_id').where('id', '=', 1);
+      if (this.handle.capabilities.rowLocks) state = state.forUpdate();
+      const last = Number((await state.executeTakeFirstOrThrow()).last_change_id);
+      const rows = await tx.selectFrom('change_log').selectAll().where('id', '>', last).orderBy('id').limit(FAN_OUT_BATCH).execute();
+      if (rows.length === 0) return 0;
+      const hooks = (await tx.selectFrom('webhooks').select(['id', 'resources', 'actions', 'since_change_id']).where('enabled', '=', 1).execute()).map((hook) => ({
+        id: Number(hook.id),
+        resources: JSON.parse(hook.resources) as string[],
+        actions: JSON.parse(hook.actions) as string[],
+        since: Number(hook.since_change_id),
+      }));
+      const now = new Date().toISOString();
+      const deliveries: Omit<Row, 'id'>[] = [];
+      for (const row of rows) {
+        if (!this.resources.has(row.resource)) continue;
+        const record = recordOf(row);
+        const type = `${row.resource}.${row.action}`;
+        for (const hook of hooks) {
+          if (record.id <= hook.since) continue;
+          if (hook.resources.length > 0 && !hook.resources.includes(row.resource)) continue;
+          if (hook.actions.length > 0 && !hook.actions.includes(row.action)) continue;
+          deliveries.push({ webhook_id: hook.id, change_id: record.id, type, payload: deliveryPayload(type, row.at, record.json), status: 'pending', attempts: '[]', next_attempt_at: now, lease_owner: null, lease_until: null, created_at: now, updated_at: now });
+        }
+      }
+      for (let start = 0; start < deliveries.length; start += 100) await tx.insertInto('webhook_deliveries').values(deliveries.slice(start, start + 100)).execute();
+      await tx.updateTable('webhook_state').set({ last_change_id: Number(rows.at(-1)!.id) }).where('id', '=', 1).execute();
+      return rows.length;
+    });
+  }
+
+  /** Claims up to `limit` due deliveries of enabled webhooks for `owner` until `leaseMs` from
+   * now, skipping the webhooks of `busy` (those at their share of attempts). */
+  async claim(owner: string, leaseMs: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]> {
+    if (limit <= 0) return [];
+    return this.handle.transaction(async (tx) => {
+      const now = new Date().toISOString();
+      let select = tx
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
+        .where('status', 'in', DUE)
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .where('webhook_id', 'in', tx.selectFrom('webhooks').select('id').where('enabled', '=', 1));
+      if (busy.length > 0) select = select.where('webhook_id', 'not in', busy);
+      const rows = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(limit)).execute();
+      if (rows.length === 0) return [];
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
+        .where('id', 'in', rows.map((row) => Number(row.id)))
+        .execute();
+      return rows.map((row) => ({ id: Number(row.id), webhookId: Number(row.webhook_id), payload: row.payload, createdAt: row.created_at, attempts: (JSON.parse(row.attempts) as unknown[]).length }));
+    });
+  }
+
+  /** Records an attempt of a delivery `owner` holds; false if its lease was lost meanwhile (the
+   * attempt is then another instance's to make, and this one is forgotten). */
+  async finish(id: number, owner: string, attempt: Attempt, status: DeliveryStatus, nextAttemptAt: string | null): Promise<boolean> {
+    return this.handle.transaction(async (tx) => {
+      let select = tx.selectFrom('webhook_deliveries').select(['attempts', 'lease_owner']).where('id', '=', id);
+      if (this.handle.capabilities.rowLocks) select = select.forUpdate();
+      const row = await select.executeTakeFirst();
+      if (row === undefined || row.lease_owner !== owner) return false;
+      const attempts = [...(JSON.parse(row.attempts) as Attempt[]), attempt];
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({ attempts: JSON.stringify(attempts), status, next_attempt_at: nextAttemptAt, lease_owner: null, lease_until: null, updated_at: attempt.at })
+        .where('id', '=', id)
+        .execute();
+      return true;
+    });
+  }
+
+  /** A ping's delivery, already held by `owner` for its one attempt, made at once. */
+  async insertPing(webhookId: number, payload: string, owner: string, leaseMs: number): Promise<number> {
+    const now = new Date();
+    const values = { webhook_id: webhookId, change_id: null, type: 'webhook.ping', payload, status: 'pending', attempts: '[]', next_attempt_at: null, lease_owner: owner, lease_until: new Date(now.getTime() + leaseMs).toISOString(), created_at: now.toISOString(), updated_at: now.toISOString() };
+    const result = await this.db.insertInto('webhook_deliveries').values(values).executeTakeFirstOrThrow();
+    if (result.insertId !== undefined) return Number(result.insertId);
+    const row = await this.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhookId).where('lease_owner', '=', owner).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+
+  /** One webhook's deliveries, newest first, before delivery id `before` if given. */
+  async list(webhookId: number, status: DeliveryStatus | undefined, before: number | undefined, limit: number): Promise<Delivery[]> {
+    let select = this.db.selectFrom('webhook_deliveries').select([...SHOWN_COLUMNS]).where('webhook_id', '=', webhookId);
+    if (status !== undefined) select = select.where('status', '=', status);
+    if (before !== undefined) select = select.where('id', '<', before);
+    return (await select.orderBy('id', 'desc').limit(limit).execute()).map(shown);
+  }
+
+  async read(webhookId: number, id: number): Promise<Delivery | undefined> {
+    const row = await this.db.selectFrom('webhook_deliveries').select([...SHOWN_COLUMNS]).where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : shown(row);
+  }
+
+  /** Queues a delivery again for an attempt now (same delivery, same webhook-id). */
+  async redeliver(webhookId: number, id: number): Promise<Delivery | undefined> {
+    const now = new Date().toISOString();
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: now, updated_at: now })
+      .where('webhook_id', '=', webhookId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return undefined;
+    return this.read(webhookId, id);
+  }
+
+  /** Removes finished deliveries last changed before `cutoff`; resolves to how many went. */
+  async prune(cutoff: string): Promise<number> {
+    const result = await this.db.deleteFrom('webhook_deliveries').where('status', 'in', ['succeeded', 'failed']).where('updated_at', '<', cutoff).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Deliveries waiting for an attempt, and when the oldest of them was made (metrics). */
+  async pending(): Promise<{ count: number; oldest: string | null }> {
+    const row = await this.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('created_at').as('oldest')])
+      .where('status', 'in', DUE)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), oldest: (row.oldest as string | null) ?? null };
+  }
+}

@@ -1,0 +1,143 @@
+// Storage of the webhooks (contract section 16). A webhook is an entry of WEBHOOKS, written,
+// read, listed and removed by the registry-driven store like any entry (unique name, list
+// totals, a change record of resource `webhooks`); what is the webhooks' own lives here: the
+// signing secret (and the one before the last rotation, signed with too for a day) and the
+// extra headers' values, sealed with SECRET_KEY in columns beside the fields, never in an
+// entry, an answer or a change record.
+import type { DatabaseHandle } from '../db/connect.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { Author } from './change-log.js';
+import type { Entry } from './entry-rows.js';
+import type { ResourceStore } from './resource-store.js';
+import { WEBHOOKS } from './webhook-definition.js';
+
+/** How long the secret before a rotation still signs deliveries. */
+export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
+const SECRET_CONTEXT = 'webhooks.secret';
+const PREVIOUS_CONTEXT = 'webhooks.previous_secret';
+const HEADERS_CONTEXT = 'webhooks.header_values';
+
+/** What an attempt needs of its webhook. */
+export interface WebhookTarget {
+  readonly id: number;
+  readonly url: string;
+  readonly enabled: boolean;
+  /** The secrets to sign with: the current one, then the previous one for a day. */
+  readonly secrets: readonly string[];
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export class WebhookStore {
+  constructor(
+    private readonly handle: DatabaseHandle,
+    readonly entries: ResourceStore,
+    private readonly box: SecretBox,
+  ) {}
+
+  private sealHeaders(headers: Record<string, string>): string | null {
+    return Object.keys(headers).length === 0 ? null : this.box.seal(JSON.stringify(headers), HEADERS_CONTEXT);
+  }
+
+  /** Stores a new webhook and its change record; throws UniqueConflict when the name is taken. */
+  async create(values: Record<string, unknown>, secret: string, author: Author): Promise<Entry> {
+    return this.entries.transaction(async (tx) => {
+      const last = await tx.tx.selectFrom('change_log_state').select('last_id').where('id', '=', 1).executeTakeFirstOrThrow();
+      const now = new Date().toISOString();
+      const headers = values.headers as Record<string, string>;
+      const entry = await tx.insert(WEBHOOKS, { ...values, failing_since: null, disabled_reason: null }, now, {
+        secret: this.box.seal(secret, SECRET_CONTEXT),
+        header_values: this.sealHeaders(headers),
+        since_change_id: Number(last.last_id),
+      });
+      tx.recordChange({ action: 'create', resource: WEBHOOKS, entryId: entry.id, before: null, after: entry, secretsChanged: ['secret', ...(Object.keys(headers).length > 0 ? ['headers'] : [])] });
+      return entry;
+    }, author);
+  }
+
+  /** Changes a webhook (a PATCH); undefined if there is none. Enabling it again clears why it
+   * was disabled and since when it failed: deliveries resume. */
+  async update(id: number, values: Record<string, unknown>, author: Author): Promise<Entry | undefined> {
+    return this.entries.transaction(async (tx) => {
+      const existing = await tx.lockForWrite(WEBHOOKS, id);
+      if (existing === undefined) return undefined;
+      const now = new Date().toISOString();
+      const changed = { ...values };
+      if (values.enabled === true && existing.enabled !== true) Object.assign(changed, { failing_since: null, disabled_reason: null });
+      const entry = await tx.update(WEBHOOKS, existing, changed, now);
+      const headers = values.headers as Record<string, string> | undefined;
+      if (headers !== undefined) await tx.tx.updateTable('webhooks').set({ header_values: this.sealHeaders(headers) }).where('id', '=', id).execute();
+      tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: existing, after: entry, secretsChanged: headers === undefined ? [] : ['headers'] });
+      return entry;
+    }, author);
+  }
+
+  /** Removes a webhook for good, with its deliveries; false if there is none. */
+  async remove(id: number, author: Author): Promise<boolean> {
+    return this.entries.transaction(async (tx) => {
+      const entry = await tx.lockForWrite(WEBHOOKS, id);
+      if (entry === undefined) return false;
+      await tx.remove(WEBHOOKS, id);
+      await tx.tx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
+      tx.recordChange({ action: 'delete', resource: WEBHOOKS, entryId: id, before: entry, after: null, secretsChanged: [] });
+      return true;
+    }, author);
+  }
+
+  /** A new signing secret; the one it replaces still signs for PREVIOUS_SECRET_MS. */
+  async rotate(id: number, secret: string, author: Author): Promise<boolean> {
+    return this.entries.transaction(async (tx) => {
+      const entry = await tx.lockForWrite(WEBHOOKS, id);
+      if (entry === undefined) return false;
+      const row = await tx.tx.selectFrom('webhooks').select('secret').where('id', '=', id).executeTakeFirstOrThrow();
+      const previous = this.box.open(row.secret, SECRET_CONTEXT);
+      const now = Date.now();
+      await tx.tx
+        .updateTable('webhooks')
+        .set({
+          secret: this.box.seal(secret, SECRET_CONTEXT),
+          previous_secret: this.box.seal(previous, PREVIOUS_CONTEXT),
+          previous_secret_until: new Date(now + PREVIOUS_SECRET_MS).toISOString(),
+        })
+        .where('id', '=', id)
+        .execute();
+      tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: entry, after: entry, secretsChanged: ['secret'] });
+      return true;
+    }, author);
+  }
+
+  /** What an attempt needs of webhook `id`, secrets and header values opened; undefined if gone. */
+  async target(id: number): Promise<WebhookTarget | undefined> {
+    const row = await this.handle.db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'enabled', 'secret', 'previous_secret', 'previous_secret_until', 'header_values'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    const secrets = [this.box.open(row.secret, SECRET_CONTEXT)];
+    if (row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > new Date().toISOString()) {
+      secrets.push(this.box.open(row.previous_secret, PREVIOUS_CONTEXT));
+    }
+    const headers = row.header_values === null ? {} : (JSON.parse(this.box.open(row.header_values, HEADERS_CONTEXT)) as Record<string, string>);
+    return { id: Number(row.id), url: row.url, enabled: Number(row.enabled) === 1, secrets, headers };
+  }
+
+  /** After an attempt of one of its deliveries: a success clears `failing_since`; a failure
+   * sets it if unset, and a webhook failing for `disableAfterMs` is disabled with a reason. */
+  async recordHealth(id: number, succeeded: boolean, disableAfterMs: number): Promise<void> {
+    const now = new Date();
+    const db = this.handle.db;
+    if (succeeded) {
+      await db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
+      return;
+    }
+    await db.updateTable('webhooks').set({ failing_since: now.toISOString() }).where('id', '=', id).where('failing_since', 'is', null).execute();
+    const hours = Math.round((disableAfterMs / 3_600_000) * 1000) / 1000;
+    await db
+      .updateTable('webhooks')
+      .set({ enabled: 0, disabled_reason: `every delivery failed for ${hours} h (WEBHOOK_DISABLE_AFTER_HOURS)`, updated_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('enabled', '=', 1)
+      .where('failing_since', '<=', new Date(now.getTime() - disableAfterMs).toISOString())
+      .execute();
+  }
+}
