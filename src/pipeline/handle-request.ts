@@ -20,6 +20,3 @@ export async function handleRequest(context: PipelineContext, target: RequestTar
   return respond(await execute(context, plan));
 }
 
-/** Kept for endpoints written when each wrapped its own errors: the route factory now maps
- * them (database-errors.ts), so new code needs no wrapper. */
-export { asApiError } from './database-errors.js';

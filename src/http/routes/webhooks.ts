@@ -5,7 +5,6 @@
 // the dispatcher (webhook-dispatcher.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError, entryNotFound } from '../../errors/api-error.js';
-import { asApiError } from '../../pipeline/handle-request.js';
 import { encodeCursor } from '../../pipeline/list-cursor.js';
 import { integerParameter, parseListQuery, refuseUnknownParameters, single } from '../../pipeline/parse-list-query.js';
 import { refuseQuery } from '../../pipeline/parse-request.js';
@@ -112,7 +111,8 @@ export default async function webhookRoutes(app: FastifyInstance): Promise<void>
     try {
       return await serve(target, request);
     } catch (error) {
-      throw asApiError(store.entries, error instanceof UniqueConflict ? error.problem() : error);
+      // The route factory maps every other failure (database-errors.ts).
+      throw error instanceof UniqueConflict ? error.problem() : error;
     }
   };
   const admin = { admin: true };
