@@ -83,6 +83,19 @@ export class HeavyWorkGate {
     }
   }
 
+  /** A slot held until the function it resolves to is called (once; later calls do nothing):
+   * for an answer streamed after its handler returned, which holds the slot until its last
+   * byte is written or its connection is gone. Throws a 503 as run() does. */
+  async hold(): Promise<() => void> {
+    await this.enter();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.leave();
+    };
+  }
+
   private enter(): Promise<void> {
     if (this.running < this.limits.concurrency && this.waiting.length === 0) {
       this.running++;
