@@ -10,7 +10,7 @@ import { shownFields } from '../registry/managed-fields.js';
 import { decodeEntry, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
-import { QueryTemplates } from './query-templates.js';
+import { QueryTemplates, type ReadRowsNow } from './query-templates.js';
 
 type AnyDb = Kysely<any>;
 
@@ -20,6 +20,8 @@ export interface WalkSources {
   readonly selections: EntrySelections;
   readonly capabilities: DatabaseCapabilities;
   readonly queries: DialectQueries;
+  /** DatabaseHandle.readRowsNow: a batch as arrays, at once, where the database can. */
+  readonly readRowsNow?: ReadRowsNow | undefined;
 }
 
 // Walks that read only some fields (the monitoring answers need ten of a server's thirty)
@@ -41,33 +43,37 @@ function templatesFor(templates: QueryTemplates, key: string): QueryTemplates {
 }
 
 /** The rows `list` matches (its sort, limit, offset and cursor are ignored), ascending by id,
- * `batch` at most per statement, each as the driver gives it. */
-async function* walkRows(sources: WalkSources, templates: QueryTemplates, selections: EntrySelections, resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Row[]> {
+ * `batch` at most per statement: each as the driver gives it (an object), or as the array of
+ * its values where `arrays` is set and the database reads them at once (SQLite), which saves
+ * building an object per row (a third of the walk at 100,000 servers). The id comes first. */
+async function* walkRows(sources: WalkSources, templates: QueryTemplates, selections: EntrySelections, resource: ResourceDefinition, list: ListQuery, batch: number, arrays: boolean): AsyncGenerator<Row[] | unknown[][]> {
   const { db, capabilities, queries } = sources;
   let after: number | undefined;
   for (;;) {
     const query: ListQuery = { ...list, sort: [{ column: 'id', descending: false, nullable: false }], limit: batch, offset: 0, ...(after === undefined ? { after: undefined } : { after: [after] }) };
     // No count is run: only the page statement, which asks for one row more than `batch`.
     const statements = listStatements(db, templates, selections, resource, query, 0, capabilities, queries);
-    const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
+    const values = arrays ? statements.page.rowsNow(sources.readRowsNow, statements.pageValues) : undefined;
+    const rows: Row[] | unknown[][] = values ?? ((await statements.page.execute(db, statements.pageValues)).rows as Row[]);
     const more = rows.length > batch;
     if (more) rows.pop();
     if (rows.length > 0) yield rows;
     if (!more) return;
-    after = Number(rows[rows.length - 1]!.id);
+    const last = rows[rows.length - 1]!;
+    after = Number(Array.isArray(last) ? last[0] : last.id);
   }
 }
 
 /** The entries `list` matches (its sort, limit, offset and cursor are ignored), ascending by
  * id, `batch` at most per statement. */
 export async function* walkEntries(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
-  for await (const rows of walkRows(sources, sources.templates, sources.selections, resource, list, batch)) yield rows.map((row) => decodeEntry(resource, row));
+  for await (const rows of walkRows(sources, sources.templates, sources.selections, resource, list, batch, false)) yield (rows as Row[]).map((row) => decodeEntry(resource, row));
 }
 
 /** The same, reading only the id and the shown `fields` (a set kept in a link table as its
  * aggregate): each entry as an array, `[id, ...fields]`, the values in their column form, as
  * the database gives them (the caller decodes what it uses, once per distinct value if it
- * likes). No object per entry is made past the driver's row. */
+ * likes). */
 export async function* walkValues(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
   const shown = shownFields(resource);
   const all = sources.selections.all(resource);
@@ -83,10 +89,14 @@ export async function* walkValues(sources: WalkSources, resource: ResourceDefini
   const keys = ['id', ...picked.map(({ key }) => key)];
   const width = keys.length;
   const templates = templatesFor(sources.templates, fields.join(','));
-  for await (const rows of walkRows(sources, templates, selections, resource, list, batch)) {
+  for await (const rows of walkRows(sources, templates, selections, resource, list, batch, true)) {
+    if (rows.length === 0 || Array.isArray(rows[0])) {
+      yield rows as unknown[][];
+      continue;
+    }
     const values: unknown[][] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
+      const row = rows[i] as Row;
       const entry: unknown[] = new Array(width);
       for (let k = 0; k < width; k++) entry[k] = row[keys[k]!];
       values[i] = entry;

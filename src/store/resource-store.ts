@@ -177,7 +177,7 @@ export class ResourceStore {
   }
 
   private walkSources(): WalkSources {
-    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries };
+    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
