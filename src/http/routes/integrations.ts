@@ -46,8 +46,9 @@ export default async function integrationRoutes(app: FastifyInstance, { heavyWor
           : // Host names are unique among all live monitored servers, whatever the filters: a
             // host keeps its name in every narrowed inventory.
             ansibleInventory({ store, resources, list, names, shared: await store.sharedValues(resources.servers, [monitoredFilter(resources.servers)], resources.servers.fields.hostname!.column) });
-      // Bytes, not objects: the stream asks for the next chunk once less than its high-water
-      // mark is buffered, and the socket's back-pressure pauses it.
+      // The reply pipes it into the socket, which pauses it while its buffer is full; paused, it
+      // asks the walk for no further batch (test/monitoring-stream-gate.test.ts). Bytes, so
+      // that what it buffers is counted in bytes.
       const body = Readable.from(chunks, { objectMode: false });
       // 'close' comes once, after the end, an error or the client going away.
       body.once('close', release);
