@@ -94,22 +94,24 @@ export class HostNames {
     return this.blocks[block]!.subarray(start, end - 1);
   }
 
-  /** The names at `positions`, as the elements of a JSON list, in chunks. */
-  *some(positions: Int32List): Generator<Buffer> {
+  /** The names at `positions`, as the elements of a JSON list, in chunks: as strings, which
+   * the collector frees with the young generation, where a Buffer per chunk would be external
+   * memory freed only at a full collection. */
+  *some(positions: Int32List): Generator<string> {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES + 1024);
     let size = 0;
     let first = true;
     for (const host of positions.values()) {
       const name = this.name(host);
       if (size + name.length + 1 > chunk.length) {
-        yield Buffer.from(chunk.subarray(0, size));
+        yield chunk.toString('utf8', 0, size);
         size = 0;
       }
       if (!first) chunk[size++] = 0x2c;
       first = false;
       size += name.copy(chunk, size);
     }
-    if (size > 0) yield Buffer.from(chunk.subarray(0, size));
+    if (size > 0) yield chunk.toString('utf8', 0, size);
   }
 }
 
