@@ -3,9 +3,12 @@
 // the servers (back-pressure: a server deleted meanwhile, past the paused point, is not in
 // the answer when the client reads on), and it holds a slot of the heavy-work gate until its
 // last byte or its connection is gone, so that answers beyond HEAVY_QUERY_CONCURRENCY are
-// refused 503 with Retry-After instead of piling up in memory.
+// refused 503 with Retry-After instead of piling up in memory; the shipped inventory script
+// asks again after the Retry-After it is given.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';
@@ -95,5 +98,23 @@ describe('monitoring answers: back-pressure and the heavy-work gate', () => {
     assert.equal((await server.request('GET', SD, { headers: bearer(ADMIN) })).status, 503, 'the inventory holds the slot');
     stalled.response.destroy();
     assert.equal(await untilServed(), 200);
+  });
+
+  test('the inventory script, refused 503 while another answer holds the slot, asks again after Retry-After', async () => {
+    const stalled = await stalledRead(SD);
+    const script = resolve(import.meta.dirname, '../contrib/ansible-inventory.mjs');
+    const started = Date.now();
+    const run = new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      execFile(process.execPath, [script, '--list'], { env: { PATH: process.env.PATH ?? '', CONFIG_API_URL: server.url, CONFIG_API_TOKEN: ADMIN, CONFIG_API_TIMEOUT_MS: '20000' }, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
+        done({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr }),
+      );
+    });
+    // Its first request is refused at once (no queue); it waits a second and asks again.
+    await sleep(1500);
+    stalled.response.destroy();
+    const result = await run;
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(Date.now() - started >= 1000, 'it was refused first and waited');
+    assert.equal(JSON.parse(result.stdout).all.hosts.length, SERVERS - 1);
   });
 });
