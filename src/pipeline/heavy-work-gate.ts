@@ -1,6 +1,7 @@
 // A bound on the heavy work running at once: a list that asks for many entries, searches
 // text or skips deep into a table, and every bulk write (docs/operations.md, "Health under
-// load"). Past the bound a request waits in a short queue, then is answered 503 UNAVAILABLE
+// load"), and the monitoring answers of contract section 17, which hold their slot while they
+// stream (hold()). Past the bound a request waits in a short queue, then is answered 503 UNAVAILABLE
 // with Retry-After, rather than every request of a burst being served at once and all of
 // them slowly.
 //
