@@ -9,7 +9,7 @@
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { GroupMembers, HostNames } from './inventory-hosts.js';
-import { AT, Memo, SERVER_FIELDS, tagIdsMemo, validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
+import { AT, CHUNK_CHARS, Memo, SERVER_FIELDS, tagIdsMemo, validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
 
 /** A host's name: its hostname when no other live monitored server has it, else `ip_port`. */
 export function hostName(hostname: string, ip: string, port: number, shared: ReadonlySet<string>): string {
@@ -71,8 +71,12 @@ export async function* ansibleInventory(input: InventoryInput): AsyncGenerator<s
       chunk +=
         `${i === 0 ? '' : ','}${name}:{"ansible_host":${JSON.stringify(ip)},"mysql_port":${port},"pmacontrol_id":${Number(server[AT.id])},` +
         `"pmacontrol_client":${client.json},"pmacontrol_environment":${environment.json},"pmacontrol_tags":${tags.json}}`;
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
     }
-    yield chunk;
+    if (chunk !== '') yield chunk;
   }
   // `all` names every host: Ansible's script plugin adds only the hosts its groups name.
   yield '}},"all":{"hosts":[';

@@ -11,7 +11,7 @@
 // object per target and JSON.stringify costing as much as reading the servers).
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { AT, Memo, SERVER_FIELDS, storedTrue, tagIdsMemo, validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
+import { AT, CHUNK_CHARS, Memo, SERVER_FIELDS, storedTrue, tagIdsMemo, validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
 
 export const LABEL_PREFIX = '__meta_pmacontrol_';
 const PREFIX = LABEL_PREFIX;
@@ -73,8 +73,12 @@ export async function* prometheusTargets(store: ResourceStore, resources: Monito
         `"${PREFIX}tags":${tags.value},` +
         `"${PREFIX}ssl":"${isTrue(server[AT.ssl])}","${PREFIX}is_proxy":"${isTrue(server[AT.isProxy])}","${PREFIX}is_vip":"${isTrue(server[AT.isVip])}"` +
         `${tags.labels}}}`;
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
     }
-    yield chunk;
+    if (chunk !== '') yield chunk;
   }
   yield ']';
 }
