@@ -28,13 +28,23 @@ async function inventory() {
   const headers = { accept: 'application/json' };
   const token = process.env.CONFIG_API_TOKEN;
   if (token !== undefined && token !== '') headers.authorization = `Bearer ${token}`;
+  const signal = AbortSignal.timeout(Number(process.env.CONFIG_API_TIMEOUT_MS ?? 60_000));
   let response;
-  try {
-    response = await fetch(url, { headers, signal: AbortSignal.timeout(Number(process.env.CONFIG_API_TIMEOUT_MS ?? 60_000)) });
-  } catch (error) {
-    fail(`cannot reach ${url}: ${error.cause?.message ?? error.message}`);
+  let text;
+  for (;;) {
+    try {
+      response = await fetch(url, { headers, signal });
+      text = await response.text();
+    } catch (error) {
+      fail(`cannot reach ${url}: ${error.cause?.message ?? error.message}`);
+    }
+    // Busy with other heavy answers (a scrape, another inventory): it says when to ask again.
+    // Asked again until CONFIG_API_TIMEOUT_MS is spent.
+    const wait = Number(response.headers.get('retry-after'));
+    if (response.status !== 503 || !(wait > 0)) break;
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    if (signal.aborted) break;
   }
-  const text = await response.text();
   if (response.status !== 200) {
     // The service's errors are problem+json: its detail says what is wrong (never the token).
     let detail = text.slice(0, 500);

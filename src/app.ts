@@ -149,14 +149,15 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);
-  await app.register(configApiRoutes, {
-    heavyWork: new HeavyWorkGate({
-      concurrency: config.heavyQueryConcurrency,
-      queue: config.heavyQueryQueue,
-      waitMs: config.heavyQueryWaitMs,
-      reportRefused: (refused) => app.log.warn({ refused, concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue }, 'heavy requests refused 503: more at once than HEAVY_QUERY_CONCURRENCY and HEAVY_QUERY_QUEUE allow'),
-    }),
+  // One gate for every heavy answer: lists, bulk writes and the monitoring integrations'
+  // streamed answers share its slots, so that concurrent scrapes cannot add up past the bound.
+  const heavyWork = new HeavyWorkGate({
+    concurrency: config.heavyQueryConcurrency,
+    queue: config.heavyQueryQueue,
+    waitMs: config.heavyQueryWaitMs,
+    reportRefused: (refused) => app.log.warn({ refused, concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue }, 'heavy requests refused 503: more at once than HEAVY_QUERY_CONCURRENCY and HEAVY_QUERY_QUEUE allow'),
   });
+  await app.register(configApiRoutes, { heavyWork });
   await app.register(changeRoutes, {
     keepAliveMs: config.changesKeepAliveMs,
     perToken: config.changeStreamsPerToken,
@@ -164,7 +165,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     maxConnections: config.maxConnections,
     bufferBytes: config.changeStreamBufferBytes,
   });
-  await app.register(integrationRoutes);
+  await app.register(integrationRoutes, { heavyWork });
   await app.register(tokenRoutes);
   await app.register(webhookRoutes);
   await app.register(openApiRoutes);

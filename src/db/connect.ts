@@ -48,6 +48,8 @@ export interface DatabaseHandle {
    * Kysely's queue and promises around them. Undefined where the database is a round trip
    * away (PostgreSQL, MariaDB). */
   readonly readRowNow: ((sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined) | undefined;
+  /** The same for every row of a read (the walks of entry-walk.ts): each row's values. */
+  readonly readRowsNow: ((sql: string, parameters: readonly unknown[]) => unknown[][] | undefined) | undefined;
   /** Where the database signals commits to other connections; undefined elsewhere (the
    * change feed then polls). */
   readonly changeSignal: ChangeSignal | undefined;
@@ -132,6 +134,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     poolStatistics: opened.poolStatistics,
     changeMarker: opened.changeMarker,
     readRowNow: opened.readRowNow,
+    readRowsNow: opened.readRowsNow,
     changeSignal: opened.changeSignal,
     dataFolder: opened.dataFolder,
   };

@@ -1,6 +1,7 @@
 // A bound on the heavy work running at once: a list that asks for many entries, searches
 // text or skips deep into a table, and every bulk write (docs/operations.md, "Health under
-// load"). Past the bound a request waits in a short queue, then is answered 503 UNAVAILABLE
+// load"), and the monitoring answers of contract section 17, which hold their slot while they
+// stream (hold()). Past the bound a request waits in a short queue, then is answered 503 UNAVAILABLE
 // with Retry-After, rather than every request of a burst being served at once and all of
 // them slowly.
 //
@@ -81,6 +82,19 @@ export class HeavyWorkGate {
     } finally {
       this.leave();
     }
+  }
+
+  /** A slot held until the function it resolves to is called (once; later calls do nothing):
+   * for an answer streamed after its handler returned, which holds the slot until its last
+   * byte is written or its connection is gone. Throws a 503 as run() does. */
+  async hold(): Promise<() => void> {
+    await this.enter();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.leave();
+    };
   }
 
   private enter(): Promise<void> {

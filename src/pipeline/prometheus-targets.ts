@@ -4,10 +4,14 @@
 // whole. Labels are `__meta_…`, which Prometheus keeps for relabelling and drops before
 // storage; values are strings, empty when there is none. Only fields shown by the API are
 // read here, and none of them is a secret.
-import type { Entry } from '../store/entry-rows.js';
+//
+// A server is read as an array of its ten columns (no entry object) and its JSON text is
+// made by concatenation: what it says of its client, environment and tags is text made once
+// per distinct client, environment and set of tags (a CPU profile at 100,000 servers found an
+// object per target and JSON.stringify costing as much as reading the servers).
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
+import { AT, CHUNK_CHARS, Memo, SERVER_FIELDS, storedTrue, tagIdsMemo, validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
 
 export const LABEL_PREFIX = '__meta_pmacontrol_';
 const PREFIX = LABEL_PREFIX;
@@ -19,58 +23,62 @@ export function targetAddress(ip: string, port: number): string {
   return ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
 }
 
-/** What a request's targets say of each client, environment and tag, as JSON text made once
- * per request rather than once per server: with an object per target and JSON.stringify, the
- * labels took a large share of an answer's CPU (docs/performance.md, "Figures behind the code"). */
-interface Fragments {
-  readonly clients: ReadonlyMap<number, string>;
-  readonly environments: ReadonlyMap<number, string>;
-  /** A tag's name, and its own label as `,"__meta_pmacontrol_tag_<name>":"true"`. */
-  readonly tags: ReadonlyMap<number, { readonly name: string; readonly label: string }>;
+/** The text of one reference's two labels, e.g. `"…client":"ACME","…client_id":"7",`. */
+function referenceLabels(label: string, names: ReadonlyMap<number, string>): Memo<unknown, string> {
+  return new Memo((raw) => {
+    if (raw === null || raw === undefined) return `"${PREFIX}${label}":"","${PREFIX}${label}_id":"",`;
+    const id = Number(raw);
+    return `"${PREFIX}${label}":${JSON.stringify(names.get(id) ?? '')},"${PREFIX}${label}_id":"${id}",`;
+  });
 }
 
-function fragmentsOf(names: ShownNames): Fragments {
-  const quoted = (map: ReadonlyMap<number, string>) => new Map([...map].map(([id, name]) => [id, JSON.stringify(name)]));
-  const tags = new Map([...names.tags].map(([id, name]) => [id, { name, label: `,${JSON.stringify(`${PREFIX}tag_${validName(name)}`)}:"true"` }]));
-  return { clients: quoted(names.clients), environments: quoted(names.environments), tags };
-}
-
-/** One target group's JSON text. Values are strings, empty when there is none. */
-function targetJson(server: Entry, fragments: Fragments): string {
-  const client = server.id_client as number | null;
-  const environment = server.id_environment as number | null;
-  const tags = (server.tags as number[]).flatMap((id) => fragments.tags.get(id) ?? []);
-  // Two tag names can make the same label name ("a b", "a-b"): it is written once.
-  const tagLabels = tags.length < 2 ? (tags[0]?.label ?? '') : [...new Set(tags.map((tag) => tag.label))].join('');
-  return (
-    `{"targets":[${JSON.stringify(targetAddress(String(server.ip), Number(server.port)))}],"labels":{` +
-    `"${PREFIX}server_id":"${server.id}",` +
-    `"${PREFIX}hostname":${JSON.stringify(String(server.hostname ?? ''))},` +
-    `"${PREFIX}port":"${Number(server.port)}",` +
-    `"${PREFIX}client":${client === null ? '""' : (fragments.clients.get(client) ?? '""')},` +
-    `"${PREFIX}client_id":"${client ?? ''}",` +
-    `"${PREFIX}environment":${environment === null ? '""' : (fragments.environments.get(environment) ?? '""')},` +
-    `"${PREFIX}environment_id":"${environment ?? ''}",` +
-    // As Consul's `__meta_consul_tags`: a comma before and after, so that a regex can match
-    // `.*,name,.*` whatever the position.
-    `"${PREFIX}tags":${tags.length === 0 ? '""' : JSON.stringify(`,${tags.map((tag) => tag.name).join(',')},`)},` +
-    `"${PREFIX}ssl":"${server.ssl === true}","${PREFIX}is_proxy":"${server.is_proxy === true}","${PREFIX}is_vip":"${server.is_vip === true}"` +
-    `${tagLabels}}}`
-  );
+interface TagText {
+  /** The `tags` label's value, as JSON text. */
+  readonly value: string;
+  /** The `tag_<name>` labels, each as `,"__meta_pmacontrol_tag_<name>":"true"`. */
+  readonly labels: string;
 }
 
 /** The JSON text of the answer, in chunks of a batch of servers. */
 export async function* prometheusTargets(store: ResourceStore, resources: MonitoringResources, list: ListQuery, names: ShownNames): AsyncGenerator<string> {
-  const fragments = fragmentsOf(names);
+  const { servers } = resources;
+  const isTrue = storedTrue(servers);
+  const tagIds = tagIdsMemo(servers);
+  const clients = referenceLabels('client', names.clients);
+  const environments = referenceLabels('environment', names.environments);
+  const tagTexts = new Memo<unknown, TagText>((raw) => {
+    const shown = tagIds.get(raw).flatMap((id) => names.tags.get(id) ?? []);
+    // As Consul's `__meta_consul_tags`: a comma before and after, so that a regex can match
+    // `.*,name,.*` whatever the position. Two tag names can make the same label name ("a b",
+    // "a-b"): it is written once.
+    const labels = [...new Set(shown.map((name) => `,${JSON.stringify(`${PREFIX}tag_${validName(name)}`)}:"true"`))].join('');
+    return { value: shown.length === 0 ? '""' : JSON.stringify(`,${shown.join(',')},`), labels };
+  });
   let first = true;
   yield '[';
-  for await (const batch of store.walk(resources.servers, list, WALK_BATCH)) {
-    let chunk = '';
-    for (const server of batch) {
-      chunk += first ? targetJson(server, fragments) : `,${targetJson(server, fragments)}`;
-      first = false;
+  for await (const batch of store.walkValues(servers, list, WALK_BATCH, SERVER_FIELDS)) {
+    let chunk = first ? '' : ',';
+    first = false;
+    for (let i = 0; i < batch.length; i++) {
+      const server = batch[i]!;
+      const port = Number(server[AT.port]);
+      const tags = tagTexts.get(server[AT.tags] ?? null);
+      chunk +=
+        `${i === 0 ? '' : ','}{"targets":[${JSON.stringify(targetAddress(String(server[AT.ip]), port))}],"labels":{` +
+        `"${PREFIX}server_id":"${Number(server[AT.id])}",` +
+        `"${PREFIX}hostname":${JSON.stringify(String(server[AT.hostname] ?? ''))},` +
+        `"${PREFIX}port":"${port}",` +
+        clients.get(server[AT.client]) +
+        environments.get(server[AT.environment]) +
+        `"${PREFIX}tags":${tags.value},` +
+        `"${PREFIX}ssl":"${isTrue(server[AT.ssl])}","${PREFIX}is_proxy":"${isTrue(server[AT.isProxy])}","${PREFIX}is_vip":"${isTrue(server[AT.isVip])}"` +
+        `${tags.labels}}}`;
+      if (chunk.length >= CHUNK_CHARS) {
+        yield chunk;
+        chunk = '';
+      }
     }
-    yield chunk;
+    if (chunk !== '') yield chunk;
   }
   yield ']';
 }

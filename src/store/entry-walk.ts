@@ -6,10 +6,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
+import { shownFields } from '../registry/managed-fields.js';
 import { decodeEntry, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
-import { QueryTemplates } from './query-templates.js';
+import { QueryTemplates, type ReadRowsNow } from './query-templates.js';
 
 type AnyDb = Kysely<any>;
 
@@ -19,47 +20,88 @@ export interface WalkSources {
   readonly selections: EntrySelections;
   readonly capabilities: DatabaseCapabilities;
   readonly queries: DialectQueries;
+  /** DatabaseHandle.readRowsNow: a batch as arrays, at once, where the database can. */
+  readonly readRowsNow?: ReadRowsNow | undefined;
 }
 
-// Walks that read only a few columns (an inventory's group lists need a host's name, not its
-// tags) compile their statements apart: a template's key names its clauses, not its columns.
+// Walks that read only some fields (the monitoring answers need ten of a server's thirty)
+// compile their statements apart: a template's key names its clauses, not its columns.
 const narrowTemplates = new WeakMap<QueryTemplates, Map<string, QueryTemplates>>();
 
-function templatesFor(templates: QueryTemplates, columns: readonly string[]): QueryTemplates {
-  let byColumns = narrowTemplates.get(templates);
-  if (byColumns === undefined) {
-    byColumns = new Map();
-    narrowTemplates.set(templates, byColumns);
+function templatesFor(templates: QueryTemplates, key: string): QueryTemplates {
+  let byFields = narrowTemplates.get(templates);
+  if (byFields === undefined) {
+    byFields = new Map();
+    narrowTemplates.set(templates, byFields);
   }
-  const key = columns.join(',');
-  let narrow = byColumns.get(key);
+  let narrow = byFields.get(key);
   if (narrow === undefined) {
     narrow = new QueryTemplates();
-    byColumns.set(key, narrow);
+    byFields.set(key, narrow);
   }
   return narrow;
 }
 
-/** The entries `list` matches (its sort, limit, offset and cursor are ignored), ascending by
- * id, `batch` at most per statement. With `columns`, only the id and those columns are read,
- * as the database gives them (no field decoding: the caller knows what it asked for). */
-export async function* walkEntries(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number, columns?: readonly string[]): AsyncGenerator<Entry[]> {
+/** The rows `list` matches (its sort, limit, offset and cursor are ignored), ascending by id,
+ * `batch` at most per statement: each as the driver gives it (an object), or as the array of
+ * its values where `arrays` is set and the database reads them at once (SQLite), which saves
+ * building an object per row (a third of the walk at 100,000 servers). The id comes first. */
+async function* walkRows(sources: WalkSources, templates: QueryTemplates, selections: EntrySelections, resource: ResourceDefinition, list: ListQuery, batch: number, arrays: boolean): AsyncGenerator<Row[] | unknown[][]> {
   const { db, capabilities, queries } = sources;
-  const templates = columns === undefined ? sources.templates : templatesFor(sources.templates, columns);
-  const selected = columns === undefined ? undefined : [`${resource.table}.id`, ...columns.map((column) => `${resource.table}.${column}`)];
-  const selections = selected === undefined ? sources.selections : ({ all: () => selected } as unknown as EntrySelections);
-  const decode = (row: Row): Entry => (columns === undefined ? decodeEntry(resource, row) : ({ ...row, id: Number(row.id) } as Entry));
   let after: number | undefined;
   for (;;) {
     const query: ListQuery = { ...list, sort: [{ column: 'id', descending: false, nullable: false }], limit: batch, offset: 0, ...(after === undefined ? { after: undefined } : { after: [after] }) };
     // No count is run: only the page statement, which asks for one row more than `batch`.
     const statements = listStatements(db, templates, selections, resource, query, 0, capabilities, queries);
-    const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
+    const values = arrays ? statements.page.rowsNow(sources.readRowsNow, statements.pageValues) : undefined;
+    const rows: Row[] | unknown[][] = values ?? ((await statements.page.execute(db, statements.pageValues)).rows as Row[]);
     const more = rows.length > batch;
     if (more) rows.pop();
-    if (rows.length > 0) yield rows.map(decode);
+    if (rows.length > 0) yield rows;
     if (!more) return;
-    after = Number(rows[rows.length - 1]!.id);
+    const last = rows[rows.length - 1]!;
+    after = Number(Array.isArray(last) ? last[0] : last.id);
+  }
+}
+
+/** The entries `list` matches (its sort, limit, offset and cursor are ignored), ascending by
+ * id, `batch` at most per statement. */
+export async function* walkEntries(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
+  for await (const rows of walkRows(sources, sources.templates, sources.selections, resource, list, batch, false)) yield (rows as Row[]).map((row) => decodeEntry(resource, row));
+}
+
+/** The same, reading only the id and the shown `fields` (a set kept in a link table as its
+ * aggregate): each entry as an array, `[id, ...fields]`, the values in their column form, as
+ * the database gives them (the caller decodes what it uses, once per distinct value if it
+ * likes). */
+export async function* walkValues(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
+  const shown = shownFields(resource);
+  const all = sources.selections.all(resource);
+  const picked = fields.map((name) => {
+    const index = shown.findIndex(([shownName]) => shownName === name);
+    if (index < 0) throw new Error(`walkValues: ${resource.name} shows no field ${name}`);
+    return { selection: all[index]!, key: shown[index]![1].column };
+  });
+  // A column selected by name comes back under its own name, as an aggregate under its alias:
+  // the field's column either way.
+  const selected = [`${resource.table}.id`, ...picked.map(({ selection }) => (typeof selection === 'string' ? `${resource.table}.${selection}` : selection))];
+  const selections = { all: () => selected } as unknown as EntrySelections;
+  const keys = ['id', ...picked.map(({ key }) => key)];
+  const width = keys.length;
+  const templates = templatesFor(sources.templates, fields.join(','));
+  for await (const rows of walkRows(sources, templates, selections, resource, list, batch, true)) {
+    if (rows.length === 0 || Array.isArray(rows[0])) {
+      yield rows as unknown[][];
+      continue;
+    }
+    const values: unknown[][] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as Row;
+      const entry: unknown[] = new Array(width);
+      for (let k = 0; k < width; k++) entry[k] = row[keys[k]!];
+      values[i] = entry;
+    }
+    yield values;
   }
 }
 

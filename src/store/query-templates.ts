@@ -13,6 +13,9 @@ class Slot {
 /** DatabaseHandle.readRowNow. */
 export type ReadRowNow = (sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined;
 
+/** DatabaseHandle.readRowsNow. */
+export type ReadRowsNow = (sql: string, parameters: readonly unknown[]) => unknown[][] | undefined;
+
 /** Hands out the placeholders a query template is built with. */
 export type SlotMaker = (index: number) => any;
 
@@ -39,6 +42,11 @@ export class QueryTemplate<Row> {
    * undefined when it cannot now (then `execute` it). */
   rowNow(readRowNow: ReadRowNow | undefined, values: readonly unknown[]): unknown[] | null | undefined {
     return readRowNow?.(this.sql, this.parametersWith(values));
+  }
+
+  /** Every row's values of a read, the same way (DatabaseHandle.readRowsNow). */
+  rowsNow(readRowsNow: ReadRowsNow | undefined, values: readonly unknown[]): unknown[][] | undefined {
+    return readRowsNow?.(this.sql, this.parametersWith(values));
   }
 
   /** The statement with `values` in the slots. */

@@ -8,7 +8,7 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
-import { sharedValues, walkEntries, type WalkSources } from './entry-walk.js';
+import { sharedValues, walkEntries, walkValues, type WalkSources } from './entry-walk.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
@@ -161,10 +161,14 @@ export class ResourceStore {
     return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
   }
 
-  /** Every entry `list` matches, ascending by id, `batch` at a time (entry-walk.ts); with
-   * `columns`, only those (and the id), as stored. */
-  walk(resource: ResourceDefinition, list: ListQuery, batch: number, columns?: readonly string[]): AsyncGenerator<Entry[]> {
-    return walkEntries(this.walkSources(), resource, list, batch, columns);
+  /** Every entry `list` matches, ascending by id, `batch` at a time (entry-walk.ts). */
+  walk(resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
+    return walkEntries(this.walkSources(), resource, list, batch);
+  }
+
+  /** The same, each entry as `[id, ...fields]` in column form (entry-walk.ts). */
+  walkValues(resource: ResourceDefinition, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
+    return walkValues(this.walkSources(), resource, list, batch, fields);
   }
 
   /** The values of `column` held by more than one live entry with the `filters`. */
@@ -173,7 +177,7 @@ export class ResourceStore {
   }
 
   private walkSources(): WalkSources {
-    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries };
+    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */

@@ -102,6 +102,8 @@ export interface OpenedDatabase {
    * transaction holds its one connection): its first row's values in the order selected, or
    * null when it has none; undefined when it cannot now. */
   readonly readRowNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined;
+  /** The same for every row of a read: each row's values in the order selected. */
+  readonly readRowsNow?: (sql: string, parameters: readonly unknown[]) => unknown[][] | undefined;
   readonly changeSignal?: ChangeSignal;
   /** The folder of a database file this process writes (SQLite), whose disk's free space
    * the service watches; undefined elsewhere. */

@@ -211,6 +211,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     // awaits, so a read may run at once exactly when no transaction is open (it would see the
     // open one's uncommitted writes); it then sees what a queued read would have seen.
     readRowNow: (sql, parameters) => (database.inTransaction ? undefined : ((prepareRaw(sql).get(parameters) as unknown[] | undefined) ?? null)),
+    // Batches of the monitoring answers' walks: arrays, not an object per row (entry-walk.ts).
+    readRowsNow: (sql, parameters) => (database.inTransaction ? undefined : (prepareRaw(sql).all(parameters) as unknown[][])),
     ...(writtenFile ? { dataFolder: dirname(path) } : {}),
   };
 }
