@@ -54,10 +54,16 @@ export interface ChangeLogStateTable {
   last_id: number | string;
 }
 
+/** A change record waiting for its id (migration 0010): `seq` orders the queue only. */
+export interface ChangeLogPendingTable extends Omit<ChangeLogTable, 'id'> {
+  seq: Generated<number | string>;
+}
+
 export interface Database {
   resource_counts: ResourceCountsTable;
   api_tokens: ApiTokensTable;
   api_token_state: ApiTokenStateTable;
   change_log: ChangeLogTable;
   change_log_state: ChangeLogStateTable;
+  change_log_pending: ChangeLogPendingTable;
 }

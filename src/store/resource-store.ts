@@ -7,6 +7,7 @@ import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connec
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
+import { ChangeSequencer } from './change-sequencer.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
 import { sharedValues, walkEntries, type WalkSources } from './entry-walk.js';
 import type { ListQuery } from './list-query.js';
@@ -38,6 +39,8 @@ export class ResourceStore {
   readonly changeLog: ChangeLog;
   /** Told the id of the last change record of each committed transaction that wrote some. */
   private readonly committedListeners: ((lastId: number) => void)[] = [];
+  /** Numbers change records after their commit, where writers run side by side. */
+  private readonly sequencer: ChangeSequencer | undefined;
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -55,6 +58,19 @@ export class ResourceStore {
     this.probe = () => probeWrite(handle, probed);
     this.health = new StorageHealth(handle.failureOf, this.probe);
     this.changeLog = new ChangeLog(handle.db, this.templates);
+    this.sequencer = handle.capabilities.numbersChangesAfterCommit
+      ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId))
+      : undefined;
+  }
+
+  private changesCommitted(lastId: number): void {
+    for (const listener of this.committedListeners) listener(lastId);
+  }
+
+  /** Numbers the change records that wait for their ids (a writer killed after its commit, a
+   * sequencer run that failed), where writes leave them to the sequencer; rejects if it fails. */
+  async sweepChanges(): Promise<void> {
+    await this.sequencer?.sweep();
   }
 
   /** Calls `listener` after every commit that wrote change records (the change feed). */
@@ -78,7 +94,11 @@ export class ResourceStore {
       });
       this.health.succeeded();
       const lastChange = receipt?.lastChange;
-      if (lastChange !== undefined) for (const listener of this.committedListeners) listener(lastChange);
+      if (lastChange !== undefined) this.changesCommitted(lastChange);
+      // The write is acknowledged once its records have ids, so that a read of the change
+      // log after the answer finds them. If numbering fails now, the write stays committed
+      // (and answered), and its records stay in the queue for the next sweep (sweepChanges).
+      if (receipt?.pending === true) await this.sequencer?.number().catch(() => undefined);
       return result;
     } catch (error) {
       this.health.failed(error);

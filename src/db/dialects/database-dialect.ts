@@ -32,6 +32,11 @@ export interface DatabaseCapabilities {
   /** A foreign key gets an index on its column from the database itself (InnoDB), so the
    * DDL helpers make none of their own; SQLite and PostgreSQL index only what they are told. */
   readonly foreignKeysIndexed: boolean;
+  /** Writers run side by side (PostgreSQL, MariaDB): a write stores its change records without
+   * an id, and a short sequencer transaction numbers the committed ones after the commit
+   * (src/store/change-sequencer.ts), so that no writer waits for another's commit. Where writes
+   * run one at a time anyway (SQLite), the write numbers its records itself. */
+  readonly numbersChangesAfterCommit: boolean;
 }
 
 /** What a driver error means for the API. `full`: the database's disk has no room left;

@@ -77,7 +77,7 @@ const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = ut
 
 const failureOf = serverFailureOf(FAILURES);
 
-const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: true };
+const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
@@ -87,6 +87,8 @@ const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
+  createQueueTable: (db, name, columns) =>
+    columns(db.schema.createTable(name).addColumn('seq', 'bigint', (c) => c.primaryKey().autoIncrement())).modifyEnd(TABLE_OPTIONS),
   // AUTO_INCREMENT continues after the largest id.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, table, name) => {

@@ -77,7 +77,7 @@ const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection 
 
 const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
 
-const capabilities: DatabaseCapabilities = { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false, foreignKeysIndexed: false };
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false, foreignKeysIndexed: false, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey())));
 
@@ -85,6 +85,7 @@ const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  createQueueTable: (db, name, columns) => columns(db.schema.createTable(name).addColumn('seq', 'bigserial', (c) => c.primaryKey())),
   // Explicit ids do not move a PostgreSQL sequence.
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);

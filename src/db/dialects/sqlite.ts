@@ -265,7 +265,7 @@ async function createSearchTable(db: Kysely<any>, table: string, name: string, c
   await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
 }
 
-const capabilities: DatabaseCapabilities = { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: false };
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: false, numbersChangesAfterCommit: false };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())));
 
@@ -273,6 +273,8 @@ const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  // SQLite's 64-bit rowid; AUTOINCREMENT never gives a number again.
+  createQueueTable: (db, name, columns) => columns(db.schema.createTable(name).addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())),
   // AUTOINCREMENT continues after the largest id ever used.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, _table, name) => {

@@ -9,6 +9,7 @@ import * as changeLog from './0006-change-log.js';
 import * as countingIndexes from './0007-counting-indexes.js';
 import * as tagLiveFlag from './0008-tag-live-flag.js';
 import * as trimmedSearchIndex from './0009-trimmed-search-index.js';
+import * as changeSequencer from './0010-change-sequencer.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -21,4 +22,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0007-counting-indexes': countingIndexes,
   '0008-tag-live-flag': tagLiveFlag,
   '0009-trimmed-search-index': trimmedSearchIndex,
+  '0010-change-sequencer': changeSequencer,
 };
