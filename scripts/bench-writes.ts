@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { machine, median, ROUNDS, SECONDS, startBenchService, uptime } from './support/bench-kit.js';
-import type { ServiceProcess } from './support/service-process.js';
+import { cpuMilliseconds, type ServiceProcess } from './support/service-process.js';
 import { ensureWrk, runWrk, type RequestTemplate, type WrkResult } from './support/wrk.js';
 
 type Backend = 'postgres' | 'mariadb';
@@ -49,6 +49,7 @@ async function createDatabase(backend: Backend): Promise<Database> {
     const url = new URL(POSTGRES_ADMIN_URL);
     url.pathname = `/${name}`;
     const pool = new pg.Pool({ connectionString: url.toString(), max: CONNECTIONS });
+    pool.on('error', () => undefined);
     return {
       url: url.toString(),
       query: async (text) => (await pool.query(text)).rows,
@@ -146,11 +147,16 @@ async function benchBackend(backend: Backend): Promise<void> {
     const two: number[] = [];
     const floor: number[] = [];
     const delays: number[] = [];
+    /** The service's own CPU time per POST, one instance (ms): on a shared machine, what the
+     * rate would be with a core of its own. */
+    const cpu: number[] = [];
     console.log(`\n## ${backend}, ${CONNECTIONS} connections, pool ${POOL_SIZE} per instance, ${ROUNDS} rounds of ${SECONDS} s`);
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}, before: ${uptime()}`);
       const stream = latencyStream(b.url);
+      const cpuBefore = cpuMilliseconds(a.pid);
       const single = await runWrk(a.url, POST, SECONDS, CONNECTIONS);
+      cpu.push((cpuMilliseconds(a.pid) - cpuBefore) / single.requests);
       await new Promise((done) => setTimeout(done, 1500));
       stream.close();
       delays.push(...stream.delays);
@@ -162,7 +168,7 @@ async function benchBackend(backend: Backend): Promise<void> {
       two.push(viaA!.requestsPerSecond + viaB!.requestsPerSecond);
       floor.push(await database.floor(CONNECTIONS, SECONDS));
       console.log(
-        `  one instance ${Math.round(single.requestsPerSecond)}/s (p99 ${single.p99Ms} ms), two instances ${Math.round(two.at(-1)!)}/s, bare INSERT ${Math.round(floor.at(-1)!)}/s; after: ${uptime()}`,
+        `  one instance ${Math.round(single.requestsPerSecond)}/s (p99 ${single.p99Ms} ms, ${cpu.at(-1)!.toFixed(2)} ms of the service's CPU per POST), two instances ${Math.round(two.at(-1)!)}/s, bare INSERT ${Math.round(floor.at(-1)!)}/s; after: ${uptime()}`,
       );
     }
     const [servers] = await database.query('select count(*) as n from servers');
@@ -170,6 +176,7 @@ async function benchBackend(backend: Backend): Promise<void> {
     const [pending] = await database.query('select count(*) as n from change_log_pending');
     const exact = Number(servers!.n) === Number(log!.n) && Number(log!.lo) === 1 && Number(log!.hi) === Number(log!.n) && Number(pending!.n) === 0;
     console.log(`POST /servers, one instance: ${spread(one)}; two instances: ${spread(two)} (${(median(two) / median(one)).toFixed(2)}x); bare INSERT floor: ${spread(floor)}`);
+    console.log(`the service's CPU per POST, one instance: ${median(cpu).toFixed(2)} ms (a core of its own would serve ${Math.round(1000 / median(cpu))}/s)`);
     console.log(`change feed, commit to a stream on the other instance during the one-instance load: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms over ${delays.length} records`);
     console.log(`change log: ${log!.n} records (ids ${log!.lo}..${log!.hi}), ${servers!.n} servers, ${pending!.n} waiting: ${exact ? 'exact' : 'NOT EXACT'}`);
     if (!exact) process.exitCode = 1;

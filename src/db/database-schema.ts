@@ -59,8 +59,19 @@ export interface ChangeLogPendingTable extends Omit<ChangeLogTable, 'id'> {
   seq: Generated<number | string>;
 }
 
+/** A share of a table's counts (migration 0011): the table's count is its resource_counts row
+ * plus the sum of its shares. */
+export interface ResourceCountShardsTable {
+  table_name: string;
+  shard: number;
+  total: number | string;
+  live: number | string;
+  changes: number | string;
+}
+
 export interface Database {
   resource_counts: ResourceCountsTable;
+  resource_count_shards: ResourceCountShardsTable;
   api_tokens: ApiTokensTable;
   api_token_state: ApiTokenStateTable;
   change_log: ChangeLogTable;

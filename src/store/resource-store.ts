@@ -2,7 +2,7 @@
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -13,7 +13,7 @@ import { sharedValues, walkEntries, type WalkSources } from './entry-walk.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
-import { probeWrite, readChanges, readCount } from './resource-counts.js';
+import { COUNT_SHARDS, probeWrite, readChanges, readCount } from './resource-counts.js';
 import type { DiskSpace, DiskWatch } from './disk-watch.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
 import { StoreTransaction } from './store-transaction.js';
@@ -41,6 +41,8 @@ export class ResourceStore {
   private readonly committedListeners: ((lastId: number) => void)[] = [];
   /** Numbers change records after their commit, where writers run side by side. */
   private readonly sequencer: ChangeSequencer | undefined;
+  /** The count share a write adds to (resource-counts.ts), where counts are shared. */
+  private readonly countShard: RawBuilder<number> | undefined;
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -58,6 +60,7 @@ export class ResourceStore {
     this.probe = () => probeWrite(handle, probed);
     this.health = new StorageHealth(handle.failureOf, this.probe);
     this.changeLog = new ChangeLog(handle.db, this.templates);
+    this.countShard = handle.queries.countShard(COUNT_SHARDS);
     this.sequencer = handle.capabilities.numbersChangesAfterCommit
       ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId))
       : undefined;
@@ -86,7 +89,7 @@ export class ResourceStore {
     try {
       let receipt: ChangeReceipt | undefined;
       const result = await this.handle.transaction(async (tx, tails) => {
-        const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify));
+        const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify, this.countShard));
         const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets, author, tail);
         const outcome = await work(storeTx);
         receipt = storeTx.finish();
@@ -168,7 +171,7 @@ export class ResourceStore {
     const nextAfter = more && last !== undefined ? list.sort.map((key) => last[key.column] ?? null) : undefined;
     if (statements.count === undefined) {
       const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
+      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total', this.countShard !== undefined), totalExact: true };
     }
     const seen = list.offset + items.length;
     // The last page, reached without a cursor: every match is before its end.
@@ -198,7 +201,7 @@ export class ResourceStore {
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
   listVersion(resource: ResourceDefinition): Promise<string> {
-    return readChanges(this.handle.db, this.templates, resource);
+    return readChanges(this.handle.db, this.templates, resource, this.countShard !== undefined);
   }
 
   /** How the database would run the page query of `list` (or its count), whether it reads the

@@ -3,7 +3,7 @@
 // once for the transaction: on SQLite, where a commit group holds many writes, one count
 // update per table and one change log insert serve the whole group, where each write would
 // otherwise run its own (about a tenth of the CPU of a single create).
-import type { CompiledQuery, Transaction } from 'kysely';
+import type { CompiledQuery, RawBuilder, Transaction } from 'kysely';
 import type { DatabaseCapabilities } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import type { TransactionTail } from '../db/transaction-tail.js';
@@ -47,6 +47,8 @@ export class WriteTail implements TransactionTail {
     private readonly capabilities: DatabaseCapabilities,
     /** Run after writing change records, where the database signals commits (ChangeSignal). */
     private readonly changeSignal: CompiledQuery | undefined,
+    /** The count share of the connection (DialectQueries.countShard), where there are shares. */
+    private readonly countShard: RawBuilder<number> | undefined,
   ) {}
 
   /** Adds what one write left, as the last step of its work. */
@@ -64,7 +66,7 @@ export class WriteTail implements TransactionTail {
   // ordering lock is then held only for its insert and the commit. Elsewhere the records wait
   // for the change sequencer, which signals the commit of their ids itself.
   async write(tx: Transaction<Database>): Promise<void> {
-    for (const [resource, change] of this.counts) await adjustCount(tx, this.templates, resource, change.total, change.live);
+    for (const [resource, change] of this.counts) await adjustCount(tx, this.templates, resource, change.total, change.live, this.countShard);
     if (this.changes.length === 0) return;
     if (this.capabilities.numbersChangesAfterCommit) {
       await writePendingChanges(tx, this.templates, this.changes);

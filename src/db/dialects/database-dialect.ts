@@ -115,6 +115,11 @@ export interface OpenedDatabase {
 
 /** SQL that each dialect spells its own way, for the store. */
 export interface DialectQueries {
+  /** The share of the count rows (resource_count_shards) that a write on this connection adds
+   * to, from 0 to `shards` - 1: a number of the connection, so that writers side by side
+   * rarely share a row lock. Undefined where writes run one at a time (SQLite): they add to
+   * the table's resource_counts row. */
+  countShard(shards: number): RawBuilder<number> | undefined;
   /** The values of an integer column, joined by commas (an aggregate; order unspecified). */
   joinedIds(column: Expression<unknown>): RawBuilder<string | null>;
   /** Where the search index `index` (Ddl.createSearchIndex) must be named in the query for a

@@ -120,6 +120,7 @@ export const mariadbDialect: DatabaseDialect = {
   ),
   ddl,
   queries: {
+    countShard: (shards) => sql<number>`connection_id() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`group_concat(${column})`,
     searchIndexMatch: () => undefined,
     // MariaDB weighs the condition by its index statistics.

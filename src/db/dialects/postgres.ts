@@ -121,6 +121,7 @@ export const postgresDialect: DatabaseDialect = {
   startupFailureOf: serverStartupFailureOf({ '3D000': 'database-missing', '28000': 'access-denied', '28P01': 'access-denied' }, failureOf),
   ddl,
   queries: {
+    countShard: (shards) => sql<number>`pg_backend_pid() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
     searchIndexMatch: () => undefined,
     // PostgreSQL weighs the condition by its statistics (an expression would have none).

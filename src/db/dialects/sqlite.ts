@@ -316,6 +316,8 @@ export const sqliteDialect: DatabaseDialect = {
   },
   ddl,
   queries: {
+    // One writer at a time: the table's own count row is never waited for.
+    countShard: () => undefined,
     joinedIds: (column) => sql`group_concat(${column})`,
     // SQLite takes an equality on an indexed column over reading the sort's index in order,
     // whatever its statistics say; a unary plus keeps the index out of it.

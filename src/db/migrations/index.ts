@@ -10,6 +10,7 @@ import * as countingIndexes from './0007-counting-indexes.js';
 import * as tagLiveFlag from './0008-tag-live-flag.js';
 import * as trimmedSearchIndex from './0009-trimmed-search-index.js';
 import * as changeSequencer from './0010-change-sequencer.js';
+import * as countShards from './0011-count-shards.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -23,4 +24,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-tag-live-flag': tagLiveFlag,
   '0009-trimmed-search-index': trimmedSearchIndex,
   '0010-change-sequencer': changeSequencer,
+  '0011-count-shards': countShards,
 };
