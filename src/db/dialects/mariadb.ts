@@ -75,7 +75,8 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
 const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`;
 
-const failureOf = serverFailureOf(FAILURES);
+// mysql2 reports a command on a connection that broke mid-transaction (its ROLLBACK) without a code.
+const failureOf = serverFailureOf(FAILURES, /Can't add new command when connection is in closed state/i);
 
 const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
 

@@ -73,7 +73,8 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 };
 
 // node-postgres reports a lost or unobtainable connection without a code.
-const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed/i;
+// "not queryable": a client whose connection broke mid-transaction, asked for its ROLLBACK.
+const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed|not queryable/i;
 
 const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
 
