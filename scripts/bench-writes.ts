@@ -101,10 +101,10 @@ async function loop(connections: number, seconds: number, insert: (n: number) =>
   return n / ((Date.now() - started) / 1000);
 }
 
-/** A change stream on `url`: each record's delay from its `at` to its arrival, in ms. */
-function latencyStream(url: string): { delays: number[]; close(): void } {
+/** A change stream on `url` from after `since` (not the whole log first): each record's delay from its `at` to its arrival, in ms. */
+function latencyStream(url: string, since: number): { delays: number[]; close(): void } {
   const delays: number[] = [];
-  const req = request(`${url}/en/api/changes/stream`, (response: IncomingMessage) => {
+  const req = request(`${url}/en/api/changes/stream?since=${since}`, (response: IncomingMessage) => {
     let text = '';
     response.setEncoding('utf8').on('data', (chunk: string) => {
       text += chunk;
@@ -153,7 +153,8 @@ async function benchBackend(backend: Backend): Promise<void> {
     console.log(`\n## ${backend}, ${CONNECTIONS} connections, pool ${POOL_SIZE} per instance, ${ROUNDS} rounds of ${SECONDS} s`);
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}, before: ${uptime()}`);
-      const stream = latencyStream(b.url);
+      const [newest] = await database.query('select coalesce(max(id), 0) as id from change_log');
+      const stream = latencyStream(b.url, Number(newest!.id));
       const cpuBefore = cpuMilliseconds(a.pid);
       const single = await runWrk(a.url, POST, SECONDS, CONNECTIONS);
       cpu.push((cpuMilliseconds(a.pid) - cpuBefore) / single.requests);

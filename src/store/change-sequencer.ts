@@ -29,6 +29,8 @@ export class ChangeSequencer {
     private readonly signal: CompiledQuery | undefined,
     /** Told the last id given by each run that numbered records. */
     private readonly onNumbered: (lastId: number) => void,
+    /** The dialect's run in one statement (DialectQueries.numberChanges), where it has one. */
+    private readonly inOneStatement?: (db: Kysely<any>, batch: number) => Promise<{ moved: number; lastId: number }>,
   ) {}
 
   /** Numbers every record committed before this call; resolves once they are. Calls made
@@ -59,7 +61,7 @@ export class ChangeSequencer {
 
   private async run(): Promise<void> {
     for (;;) {
-      const { moved, lastId } = await this.moveBatch();
+      const { moved, lastId } = this.inOneStatement === undefined ? await this.moveBatch() : await this.inOneStatement(this.db, BATCH);
       if (moved > 0) this.onNumbered(lastId);
       if (moved < BATCH) return;
     }

@@ -62,7 +62,7 @@ export class ResourceStore {
     this.changeLog = new ChangeLog(handle.db, this.templates);
     this.countShard = handle.queries.countShard(COUNT_SHARDS);
     this.sequencer = handle.capabilities.numbersChangesAfterCommit
-      ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId))
+      ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId), handle.queries.numberChanges)
       : undefined;
   }
 

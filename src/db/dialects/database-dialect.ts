@@ -115,6 +115,13 @@ export interface OpenedDatabase {
 
 /** SQL that each dialect spells its own way, for the store. */
 export interface DialectQueries {
+  /** A change sequencer run in one statement (src/store/change-sequencer.ts), where the dialect
+   * can: it locks change_log_state's row, moves up to `batch` committed records of
+   * change_log_pending to change_log with the next ids, moves last_id and signals the commit
+   * (ChangeSignal), as a single autocommitted statement: one round trip instead of eight.
+   * Resolves to how many it moved and the last id given (0 when none). Undefined elsewhere:
+   * the sequencer runs the same steps statement by statement. */
+  readonly numberChanges?: (db: Kysely<any>, batch: number) => Promise<{ moved: number; lastId: number }>;
   /** The share of the count rows (resource_count_shards) that a write on this connection adds
    * to, from 0 to `shards` - 1: a number of the connection, so that writers side by side
    * rarely share a row lock. Undefined where writes run one at a time (SQLite): they add to

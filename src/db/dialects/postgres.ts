@@ -122,6 +122,29 @@ export const postgresDialect: DatabaseDialect = {
   startupFailureOf: serverStartupFailureOf({ '3D000': 'database-missing', '28000': 'access-denied', '28P01': 'access-denied' }, failureOf),
   ddl,
   queries: {
+    // One statement, one transaction. The queue is read under the condition of the state row
+    // (an InitPlan, run first): the lock is taken before any record is deleted, so two runs
+    // never wait for each other's rows while holding the lock (a deadlock). The snapshot is
+    // taken before the lock is granted, which changes nothing: READ COMMITTED re-reads the locked row's latest last_id,
+    // and a record another run moved meanwhile is skipped by the DELETE (deleted already), so
+    // exactly the records deleted here are numbered, with ids after the latest last_id, under
+    // the lock until the commit. Records committed after the snapshot wait for the next run.
+    numberChanges: async (db, batch) => {
+      const { rows } = await sql<{ last_id: string; moved: string }>`
+        with state as (select last_id from change_log_state where id = 1 for update),
+        batch as (select seq from change_log_pending where (select last_id from state) is not null order by seq limit ${batch}),
+        moved as (delete from change_log_pending p using batch b where p.seq = b.seq returning p.*),
+        numbered as (
+          insert into change_log (id, at, action, resource, entry_id, actor, request_id, before_json, after_json, secrets_changed_json)
+          select (select last_id from state) + row_number() over (order by seq), at, action, resource, entry_id, actor, request_id, before_json, after_json, secrets_changed_json
+          from moved
+          returning id)
+        update change_log_state set last_id = (select max(id) from numbered)
+        where id = 1 and exists (select 1 from numbered)
+        returning last_id, (select count(*) from numbered) as moved, pg_notify(${CHANGE_CHANNEL}, '') as signal`.execute(db);
+      const row = rows[0];
+      return row === undefined ? { moved: 0, lastId: 0 } : { moved: Number(row.moved), lastId: Number(row.last_id) };
+    },
     countShard: (shards) => sql<number>`pg_backend_pid() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
     searchIndexMatch: () => undefined,
