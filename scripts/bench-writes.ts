@@ -5,7 +5,9 @@
 // (`at`, taken just before its commit) to its arrival on a stream of the other instance,
 // during the one-instance load. At the end, the change log is checked against the servers:
 // one record per created server, ids 1..N without a gap. `uptime` before and after each run.
-// BENCH_WRITE_BACKENDS=postgres,mariadb; BENCH_SECONDS, BENCH_ROUNDS; BENCH_POOL_SIZE (32).
+// BENCH_WRITE_BACKENDS=postgres,mariadb; BENCH_SECONDS, BENCH_ROUNDS; BENCH_POOL_SIZE (32);
+// BENCH_WRITES_MAIN: another build's dist/main.js (the build before issue #38, for the same
+// load on the same machine at about the same time).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,7 @@ type Backend = 'postgres' | 'mariadb';
 const BACKENDS = (process.env.BENCH_WRITE_BACKENDS ?? 'postgres,mariadb').split(',').filter(Boolean) as Backend[];
 const CONNECTIONS = 32;
 const POOL_SIZE = process.env.BENCH_POOL_SIZE ?? '32';
+const MAIN = process.env.BENCH_WRITES_MAIN;
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL || process.env.TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const MARIADB_ADMIN_URL = process.env.BENCH_MARIADB_URL || process.env.TEST_MARIADB_URL || 'mysql://root@127.0.0.1:3306/test';
 
@@ -139,9 +142,9 @@ async function benchBackend(backend: Backend): Promise<void> {
   const services: ServiceProcess[] = [];
   try {
     const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: POOL_SIZE, LOG_LEVEL: 'warn' };
-    const a = await startBenchService(dataDir, env, { log: 'a.log' });
+    const a = await startBenchService(dataDir, env, { log: 'a.log', ...(MAIN === undefined ? {} : { main: MAIN }) });
     services.push(a);
-    const b = await startBenchService(dataDir, env, { log: 'b.log' });
+    const b = await startBenchService(dataDir, env, { log: 'b.log', ...(MAIN === undefined ? {} : { main: MAIN }) });
     services.push(b);
     const one: number[] = [];
     const two: number[] = [];
@@ -174,7 +177,8 @@ async function benchBackend(backend: Backend): Promise<void> {
     }
     const [servers] = await database.query('select count(*) as n from servers');
     const [log] = await database.query('select count(*) as n, min(id) as lo, max(id) as hi from change_log');
-    const [pending] = await database.query('select count(*) as n from change_log_pending');
+    // A build before issue #38 has no queue.
+    const [pending] = await database.query('select count(*) as n from change_log_pending').catch(() => [{ n: 0 }]);
     const exact = Number(servers!.n) === Number(log!.n) && Number(log!.lo) === 1 && Number(log!.hi) === Number(log!.n) && Number(pending!.n) === 0;
     console.log(`POST /servers, one instance: ${spread(one)}; two instances: ${spread(two)} (${(median(two) / median(one)).toFixed(2)}x); bare INSERT floor: ${spread(floor)}`);
     console.log(`the service's CPU per POST, one instance: ${median(cpu).toFixed(2)} ms (a core of its own would serve ${Math.round(1000 / median(cpu))}/s)`);
@@ -189,5 +193,5 @@ async function benchBackend(backend: Backend): Promise<void> {
 }
 
 ensureWrk();
-console.log(`# bench:writes, ${machine()}`);
+console.log(`# bench:writes, ${machine()}${MAIN === undefined ? '' : `, build ${MAIN}`}`);
 for (const backend of BACKENDS) await benchBackend(backend);
