@@ -100,13 +100,30 @@ export interface WebhookStateTable {
   last_change_id: number | string;
 }
 
+/** A change record waiting for its id (migration 0011): `seq` orders the queue only. */
+export interface ChangeLogPendingTable extends Omit<ChangeLogTable, 'id'> {
+  seq: Generated<number | string>;
+}
+
+/** A share of a table's counts (migration 0012): the table's count is its resource_counts row
+ * plus the sum of its shares. */
+export interface ResourceCountShardsTable {
+  table_name: string;
+  shard: number;
+  total: number | string;
+  live: number | string;
+  changes: number | string;
+}
+
 export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_state: WebhookStateTable;
   resource_counts: ResourceCountsTable;
+  resource_count_shards: ResourceCountShardsTable;
   api_tokens: ApiTokensTable;
   api_token_state: ApiTokenStateTable;
   change_log: ChangeLogTable;
   change_log_state: ChangeLogStateTable;
+  change_log_pending: ChangeLogPendingTable;
 }

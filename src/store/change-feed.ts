@@ -6,8 +6,9 @@
 // costs nothing where the database says without a query that nothing was committed (SQLite).
 //
 // Why a reader never skips a change: records are read in id order, and the change log's ids
-// commit in order (src/db/migrations/0006-change-log.ts), so every record after the cursor that
-// will ever exist is either committed already (and read) or gets a larger id than any read.
+// commit in order (given under one row lock held until they commit: change-sequencer.ts, or
+// the write itself on SQLite), so every record after the cursor that will ever exist is either
+// committed already (and read) or gets a larger id than any read.
 import type { ChangeLog, ChangeRecord } from './change-log.js';
 
 /** A record with the text of its Server-Sent Event. */

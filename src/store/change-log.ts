@@ -74,13 +74,20 @@ export interface ChangeRecord {
   readonly json: string;
 }
 
-const COLUMNS = ['id', 'at', 'action', 'resource', 'entry_id', 'actor', 'request_id', 'before_json', 'after_json', 'secrets_changed_json'] as const;
+/** The columns of a record, in the order of rowValues; the pending queue has all but the id. */
+export const PENDING_COLUMNS = ['at', 'action', 'resource', 'entry_id', 'actor', 'request_id', 'before_json', 'after_json', 'secrets_changed_json'] as const;
+const COLUMNS = ['id', ...PENDING_COLUMNS] as const;
+
+/** The values of `change`'s row in the order of PENDING_COLUMNS (after its id, where it has one). */
+function rowValues(change: SerializedChange, at: string): unknown[] {
+  return [at, change.action, change.resource, change.entryId, change.author.actor, change.author.requestId, change.before, change.after, change.secretsChanged];
+}
 
 /**
- * Writes the records of `changes`, in order, with consecutive ids taken from change_log_state.
- * Called last in the transaction (after every other write): the state row's lock, held from
- * here to the commit, is what orders the log, and holding it while waiting for any other lock
- * could deadlock.
+ * Writes the records of `changes`, in order, with consecutive ids taken from change_log_state
+ * (where writes run one at a time: SQLite). Called last in the transaction (after every other
+ * write): the state row's lock, held from here to the commit, is what orders the log, and
+ * holding it while waiting for any other lock could deadlock.
  */
 export async function writeChanges(
   tx: Transaction<Database>,
@@ -105,24 +112,23 @@ export async function writeChanges(
       tx.insertInto('change_log').values(slottedRows(chunk.length, COLUMNS, slot) as any),
     );
     const values: unknown[] = [];
-    for (const change of chunk) {
-      id += 1;
-      values.push(
-        id,
-        at,
-        change.action,
-        change.resource,
-        change.entryId,
-        change.author.actor,
-        change.author.requestId,
-        change.before,
-        change.after,
-        change.secretsChanged,
-      );
-    }
+    for (const change of chunk) values.push((id += 1), ...rowValues(change, at));
     await insert.execute(tx, values);
   }
   return last;
+}
+
+/** Writes the records of `changes`, in order, without ids, to the queue that the change
+ * sequencer numbers after the commit (src/store/change-sequencer.ts): no lock shared with
+ * any other writer. */
+export async function writePendingChanges(tx: Transaction<Database>, templates: QueryTemplates, changes: readonly SerializedChange[]): Promise<void> {
+  const at = new Date().toISOString();
+  for (const chunk of rowBatches(changes)) {
+    const insert = templates.get(`insert pending changes ${chunk.length}`, (slot) =>
+      tx.insertInto('change_log_pending').values(slottedRows(chunk.length, PENDING_COLUMNS, slot) as any),
+    );
+    await insert.execute(tx, chunk.flatMap((change) => rowValues(change, at)));
+  }
 }
 
 export function recordOf(row: ChangeLogTable): ChangeRecord {

@@ -2,7 +2,7 @@
 // delete in the same transaction, so that the `total` of an unfiltered list is one row read
 // instead of a count over a million rows. A resource added later gets its row at start-up:
 // its migration holds only its own DDL.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database-schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
@@ -10,7 +10,27 @@ import type { QueryTemplates } from './query-templates.js';
 
 export type CountKind = 'live' | 'total';
 
-export async function readCount(db: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition, which: CountKind): Promise<number> {
+/** Shares of each table's counts, where writes add to the share of their connection
+ * (DialectQueries.countShard, migration 0012). */
+export const COUNT_SHARDS = 64;
+
+/** A table's counts: its resource_counts row plus the sum of its shares, in one statement (one
+ * snapshot: a commit is counted whole or not at all). */
+async function readShared(db: Kysely<Database>, resource: ResourceDefinition): Promise<{ total: unknown; live: unknown; changes: unknown } | undefined> {
+  const { rows } = await sql<{ total: unknown; live: unknown; changes: unknown }>`select c.total + coalesce(sum(s.total), 0) as total, c.live + coalesce(sum(s.live), 0) as live,
+      c.changes + coalesce(sum(s.changes), 0) as changes
+    from resource_counts c left join resource_count_shards s on s.table_name = c.table_name
+    where c.table_name = ${resource.table} group by c.total, c.live, c.changes`.execute(db);
+  return rows[0];
+}
+
+/** `sharded`: the table's count changes may be in shares (a dialect with countShard). */
+export async function readCount(db: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition, which: CountKind, sharded = false): Promise<number> {
+  if (sharded) {
+    const row = await readShared(db, resource);
+    if (row === undefined) throw new Error(`resource_counts has no row for ${resource.table}`);
+    return Number(row[which]);
+  }
   const query = templates.get('counts', (slot) => db.selectFrom('resource_counts').select(['total', 'live']).where('table_name', '=', slot(0)));
   const row = (await query.execute(db, [resource.table])).rows[0];
   if (row === undefined) throw new Error(`resource_counts has no row for ${resource.table}`);
@@ -18,7 +38,12 @@ export async function readCount(db: Kysely<Database>, templates: QueryTemplates,
 }
 
 /** The version of a table's lists: it moves with every committed change of the table. */
-export async function readChanges(db: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition): Promise<string> {
+export async function readChanges(db: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition, sharded = false): Promise<string> {
+  if (sharded) {
+    const row = await readShared(db, resource);
+    if (row === undefined) throw new Error(`resource_counts has no row for ${resource.table}`);
+    return String(row.changes);
+  }
   const query = templates.get('changes', (slot) => db.selectFrom('resource_counts').select('changes').where('table_name', '=', slot(0)));
   const row = (await query.execute(db, [resource.table])).rows[0];
   if (row === undefined) throw new Error(`resource_counts has no row for ${resource.table}`);
@@ -26,8 +51,28 @@ export async function readChanges(db: Kysely<Database>, templates: QueryTemplate
 }
 
 /** Keeps resource_counts in step with the inserts and deletes of a transaction that changed
- * the table, and moves its change counter, in the same transaction. */
-export async function adjustCount(tx: Kysely<Database>, templates: QueryTemplates, resource: ResourceDefinition, total: number, live: number): Promise<void> {
+ * the table, and moves its change counter, in the same transaction: in the share `shard`
+ * (DialectQueries.countShard) where there is one, else (or if its row is missing) in the
+ * table's own row. */
+export async function adjustCount(
+  tx: Kysely<Database>,
+  templates: QueryTemplates,
+  resource: ResourceDefinition,
+  total: number,
+  live: number,
+  shard?: RawBuilder<number>,
+): Promise<void> {
+  if (shard !== undefined) {
+    const share = templates.get('adjust count share', (slot) =>
+      tx
+        .updateTable('resource_count_shards')
+        .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
+        .where('table_name', '=', slot(2))
+        .where('shard', '=', shard),
+    );
+    const result = await share.execute(tx, [total, live, resource.table]);
+    if (Number(result.numAffectedRows ?? 0) > 0) return;
+  }
   const query = templates.get('adjust counts', (slot) =>
     tx
       .updateTable('resource_counts')
@@ -59,6 +104,32 @@ export async function probeWrite(handle: DatabaseHandle, resource: ResourceDefin
  * refuses the second row, and the first one stands.
  */
 export async function ensureCounts(handle: DatabaseHandle, resources: readonly ResourceDefinition[]): Promise<void> {
+  await ensureCountRows(handle, resources);
+  if (handle.queries.countShard(COUNT_SHARDS) !== undefined) for (const resource of resources) await ensureShares(handle, resource);
+}
+
+/** Gives `resource` its COUNT_SHARDS shares, at zero. Two instances starting together may both
+ * try: the key refuses the second rows, and each then adds only what is still missing. */
+async function ensureShares(handle: DatabaseHandle, resource: ResourceDefinition): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const present = new Set(
+      (await handle.db.selectFrom('resource_count_shards').select('shard').where('table_name', '=', resource.table).execute()).map((row) => Number(row.shard)),
+    );
+    const missing = Array.from({ length: COUNT_SHARDS }, (_, shard) => shard).filter((shard) => !present.has(shard));
+    if (missing.length === 0) return;
+    try {
+      await handle.db
+        .insertInto('resource_count_shards')
+        .values(missing.map((shard) => ({ table_name: resource.table, shard, total: 0, live: 0, changes: 0 })))
+        .execute();
+      return;
+    } catch (error) {
+      if (handle.failureOf(error) !== 'unique' || attempt >= 3) throw error;
+    }
+  }
+}
+
+async function ensureCountRows(handle: DatabaseHandle, resources: readonly ResourceDefinition[]): Promise<void> {
   for (const resource of await uncounted(handle, resources)) {
     const deletion = resource.deletion;
     try {

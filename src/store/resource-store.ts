@@ -2,17 +2,18 @@
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
+import { ChangeSequencer } from './change-sequencer.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
 import { sharedValues, walkEntries, walkValues, type WalkSources } from './entry-walk.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
-import { probeWrite, readChanges, readCount } from './resource-counts.js';
+import { COUNT_SHARDS, probeWrite, readChanges, readCount } from './resource-counts.js';
 import type { DiskSpace, DiskWatch } from './disk-watch.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
 import { StoreTransaction } from './store-transaction.js';
@@ -38,6 +39,10 @@ export class ResourceStore {
   readonly changeLog: ChangeLog;
   /** Told the id of the last change record of each committed transaction that wrote some. */
   private readonly committedListeners: ((lastId: number) => void)[] = [];
+  /** Numbers change records after their commit, where writers run side by side. */
+  private readonly sequencer: ChangeSequencer | undefined;
+  /** The count share a write adds to (resource-counts.ts), where counts are shared. */
+  private readonly countShard: RawBuilder<number> | undefined;
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -55,6 +60,20 @@ export class ResourceStore {
     this.probe = () => probeWrite(handle, probed);
     this.health = new StorageHealth(handle.failureOf, this.probe);
     this.changeLog = new ChangeLog(handle.db, this.templates);
+    this.countShard = handle.queries.countShard(COUNT_SHARDS);
+    this.sequencer = handle.capabilities.numbersChangesAfterCommit
+      ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId), handle.queries.numberChanges)
+      : undefined;
+  }
+
+  private changesCommitted(lastId: number): void {
+    for (const listener of this.committedListeners) listener(lastId);
+  }
+
+  /** Numbers the change records that wait for their ids (a writer killed after its commit, a
+   * sequencer run that failed), where writes leave them to the sequencer; rejects if it fails. */
+  async sweepChanges(): Promise<void> {
+    await this.sequencer?.sweep();
   }
 
   /** Calls `listener` after every commit that wrote change records (the change feed). */
@@ -70,7 +89,7 @@ export class ResourceStore {
     try {
       let receipt: ChangeReceipt | undefined;
       const result = await this.handle.transaction(async (tx, tails) => {
-        const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify));
+        const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify, this.countShard));
         const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets, author, tail);
         const outcome = await work(storeTx);
         receipt = storeTx.finish();
@@ -78,7 +97,11 @@ export class ResourceStore {
       });
       this.health.succeeded();
       const lastChange = receipt?.lastChange;
-      if (lastChange !== undefined) for (const listener of this.committedListeners) listener(lastChange);
+      if (lastChange !== undefined) this.changesCommitted(lastChange);
+      // The write is acknowledged once its records have ids, so that a read of the change
+      // log after the answer finds them. If numbering fails now, the write stays committed
+      // (and answered), and its records stay in the queue for the next sweep (sweepChanges).
+      if (receipt?.pending === true) await this.sequencer?.number().catch(() => undefined);
       return result;
     } catch (error) {
       this.health.failed(error);
@@ -148,7 +171,7 @@ export class ResourceStore {
     const nextAfter = more && last !== undefined ? list.sort.map((key) => last[key.column] ?? null) : undefined;
     if (statements.count === undefined) {
       const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total'), totalExact: true };
+      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total', this.countShard !== undefined), totalExact: true };
     }
     const seen = list.offset + items.length;
     // The last page, reached without a cursor: every match is before its end.
@@ -182,7 +205,7 @@ export class ResourceStore {
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
   listVersion(resource: ResourceDefinition): Promise<string> {
-    return readChanges(this.handle.db, this.templates, resource);
+    return readChanges(this.handle.db, this.templates, resource, this.countShard !== undefined);
   }
 
   /** How the database would run the page query of `list` (or its count), whether it reads the

@@ -3,12 +3,12 @@
 // once for the transaction: on SQLite, where a commit group holds many writes, one count
 // update per table and one change log insert serve the whole group, where each write would
 // otherwise run its own (what that saved: docs/performance.md, "Figures behind the code").
-import type { CompiledQuery, Transaction } from 'kysely';
+import type { CompiledQuery, RawBuilder, Transaction } from 'kysely';
 import type { DatabaseCapabilities } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import type { TransactionTail } from '../db/transaction-tail.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { writeChanges, type SerializedChange } from './change-log.js';
+import { writeChanges, writePendingChanges, type SerializedChange } from './change-log.js';
 import type { QueryTemplates } from './query-templates.js';
 import { adjustCount } from './resource-counts.js';
 
@@ -29,9 +29,11 @@ export function addCountChange(counts: Map<ResourceDefinition, CountChange>, res
 }
 
 /** What a write learns once its transaction's tail is written: the id of its last change
- * record, or undefined if it recorded none. */
+ * record, or undefined if it recorded none or they wait for the sequencer (`pending`). */
 export interface ChangeReceipt {
   lastChange: number | undefined;
+  /** Records were written without ids, for the change sequencer to number after the commit. */
+  pending: boolean;
 }
 
 export class WriteTail implements TransactionTail {
@@ -45,12 +47,14 @@ export class WriteTail implements TransactionTail {
     private readonly capabilities: DatabaseCapabilities,
     /** Run after writing change records, where the database signals commits (ChangeSignal). */
     private readonly changeSignal: CompiledQuery | undefined,
+    /** The count share of the connection (DialectQueries.countShard), where there are shares. */
+    private readonly countShard: RawBuilder<number> | undefined,
   ) {}
 
   /** Adds what one write left, as the last step of its work. */
   add(counts: ReadonlyMap<ResourceDefinition, CountChange>, changes: readonly SerializedChange[]): ChangeReceipt {
     for (const [resource, change] of counts) addCountChange(this.counts, resource, change.total, change.live);
-    const receipt: ChangeReceipt = { lastChange: undefined };
+    const receipt: ChangeReceipt = { lastChange: undefined, pending: false };
     if (changes.length > 0) {
       this.changes.push(...changes);
       this.receipts.push({ receipt, last: this.changes.length - 1 });
@@ -58,11 +62,17 @@ export class WriteTail implements TransactionTail {
     return receipt;
   }
 
-  // Counts first, the change log last: its ordering lock is then held only for its insert and
-  // the commit (see writeChanges).
+  // Counts first, the change log last: where writes number their records (writeChanges), its
+  // ordering lock is then held only for its insert and the commit. Elsewhere the records wait
+  // for the change sequencer, which signals the commit of their ids itself.
   async write(tx: Transaction<Database>): Promise<void> {
-    for (const [resource, change] of this.counts) await adjustCount(tx, this.templates, resource, change.total, change.live);
+    for (const [resource, change] of this.counts) await adjustCount(tx, this.templates, resource, change.total, change.live, this.countShard);
     if (this.changes.length === 0) return;
+    if (this.capabilities.numbersChangesAfterCommit) {
+      await writePendingChanges(tx, this.templates, this.changes);
+      for (const { receipt } of this.receipts) receipt.pending = true;
+      return;
+    }
     const last = await writeChanges(tx, this.templates, this.capabilities, this.changes);
     const first = last - this.changes.length + 1;
     for (const { receipt, last: position } of this.receipts) receipt.lastChange = first + position;

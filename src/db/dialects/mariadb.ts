@@ -75,9 +75,10 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 // Binary collation: uniqueness and equality are exact, as on SQLite and PostgreSQL.
 const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`;
 
-const failureOf = serverFailureOf(FAILURES);
+// mysql2 reports a command on a connection that broke mid-transaction (its ROLLBACK) without a code.
+const failureOf = serverFailureOf(FAILURES, /Can't add new command when connection is in closed state/i);
 
-const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: true };
+const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
@@ -87,6 +88,8 @@ const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)).modifyEnd(TABLE_OPTIONS),
+  createQueueTable: (db, name, columns) =>
+    columns(db.schema.createTable(name).addColumn('seq', 'bigint', (c) => c.primaryKey().autoIncrement())).modifyEnd(TABLE_OPTIONS),
   // AUTO_INCREMENT continues after the largest id.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, table, name) => {
@@ -119,6 +122,7 @@ export const mariadbDialect: DatabaseDialect = {
   ddl,
   queries: {
     claimRows: (select) => select.forUpdate().skipLocked(),
+    countShard: (shards) => sql<number>`connection_id() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`group_concat(${column})`,
     searchIndexMatch: () => undefined,
     // MariaDB weighs the condition by its index statistics.

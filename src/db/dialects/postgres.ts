@@ -73,11 +73,12 @@ const FAILURES: Readonly<Record<string, DatabaseFailure>> = {
 };
 
 // node-postgres reports a lost or unobtainable connection without a code.
-const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed/i;
+// "not queryable": a client whose connection broke mid-transaction, asked for its ROLLBACK.
+const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection terminated|Query read timeout|Pool is closed|connection is closed|not queryable/i;
 
 const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
 
-const capabilities: DatabaseCapabilities = { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false, foreignKeysIndexed: false };
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, nullsSortFirst: false, foreignKeysIndexed: false, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey())));
 
@@ -85,6 +86,7 @@ const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  createQueueTable: (db, name, columns) => columns(db.schema.createTable(name).addColumn('seq', 'bigserial', (c) => c.primaryKey())),
   // Explicit ids do not move a PostgreSQL sequence.
   continueIdsAfterSeeds: async (db, table) => {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max(id) from ${sql.table(table)}))`.execute(db);
@@ -121,6 +123,30 @@ export const postgresDialect: DatabaseDialect = {
   ddl,
   queries: {
     claimRows: (select) => select.forUpdate().skipLocked(),
+    // One statement, one transaction. The queue is read under the condition of the state row
+    // (an InitPlan, run first): the lock is taken before any record is deleted, so two runs
+    // never wait for each other's rows while holding the lock (a deadlock). The snapshot is
+    // taken before the lock is granted, which changes nothing: READ COMMITTED re-reads the locked row's latest last_id,
+    // and a record another run moved meanwhile is skipped by the DELETE (deleted already), so
+    // exactly the records deleted here are numbered, with ids after the latest last_id, under
+    // the lock until the commit. Records committed after the snapshot wait for the next run.
+    numberChanges: async (db, batch) => {
+      const { rows } = await sql<{ last_id: string; moved: string }>`
+        with state as (select last_id from change_log_state where id = 1 for update),
+        batch as (select seq from change_log_pending where (select last_id from state) is not null order by seq limit ${batch}),
+        moved as (delete from change_log_pending p using batch b where p.seq = b.seq returning p.*),
+        numbered as (
+          insert into change_log (id, at, action, resource, entry_id, actor, request_id, before_json, after_json, secrets_changed_json)
+          select (select last_id from state) + row_number() over (order by seq), at, action, resource, entry_id, actor, request_id, before_json, after_json, secrets_changed_json
+          from moved
+          returning id)
+        update change_log_state set last_id = (select max(id) from numbered)
+        where id = 1 and exists (select 1 from numbered)
+        returning last_id, (select count(*) from numbered) as moved, pg_notify(${CHANGE_CHANNEL}, '') as signal`.execute(db);
+      const row = rows[0];
+      return row === undefined ? { moved: 0, lastId: 0 } : { moved: Number(row.moved), lastId: Number(row.last_id) };
+    },
+    countShard: (shards) => sql<number>`pg_backend_pid() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
     searchIndexMatch: () => undefined,
     // PostgreSQL weighs the condition by its statistics (an expression would have none).

@@ -267,7 +267,7 @@ async function createSearchTable(db: Kysely<any>, table: string, name: string, c
   await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
 }
 
-const capabilities: DatabaseCapabilities = { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: false };
+const capabilities: DatabaseCapabilities = { returning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, nullsSortFirst: true, foreignKeysIndexed: false, numbersChangesAfterCommit: false };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())));
 
@@ -275,6 +275,8 @@ const ddl: Ddl = {
   createEntryTable,
   createEntryTableWithReferences: entryTableWithReferences(createEntryTable, capabilities.foreignKeysIndexed),
   createLinkTable: (db, name, columns) => columns(db.schema.createTable(name)),
+  // SQLite's 64-bit rowid; AUTOINCREMENT never gives a number again.
+  createQueueTable: (db, name, columns) => columns(db.schema.createTable(name).addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())),
   // AUTOINCREMENT continues after the largest id ever used.
   continueIdsAfterSeeds: async () => undefined,
   dropIndex: async (db, _table, name) => {
@@ -317,6 +319,8 @@ export const sqliteDialect: DatabaseDialect = {
   ddl,
   queries: {
     claimRows: (select) => select,
+    // One writer at a time: the table's own count row is never waited for.
+    countShard: () => undefined,
     joinedIds: (column) => sql`group_concat(${column})`,
     // SQLite takes an equality on an indexed column over reading the sort's index in order,
     // whatever its statistics say; a unary plus keeps the index out of it.

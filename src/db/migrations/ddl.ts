@@ -35,6 +35,10 @@ export interface Ddl {
   ): Promise<void>;
   /** A table of pairs (no id, no timestamps), with the same table options as entry tables. */
   createLinkTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
+  /** A queue table: a 64-bit `seq` primary key that the database assigns in the order rows
+   * are inserted, then the columns `columns` adds (no timestamps), with the table options of
+   * entry tables. Call `.execute()` on the result. */
+  createQueueTable(db: Kysely<any>, name: string, columns: (table: TableBuilder) => TableBuilder): TableBuilder;
   /** After rows were inserted with explicit ids: new rows get ids above the largest. */
   continueIdsAfterSeeds(db: Kysely<any>, table: string): Promise<void>;
   /** Drops index `name` of `table` (MariaDB names the table, the others refuse it). */

@@ -10,6 +10,8 @@ import * as countingIndexes from './0007-counting-indexes.js';
 import * as tagLiveFlag from './0008-tag-live-flag.js';
 import * as trimmedSearchIndex from './0009-trimmed-search-index.js';
 import * as webhooks from './0010-webhooks.js';
+import * as changeSequencer from './0011-change-sequencer.js';
+import * as countShards from './0012-count-shards.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -23,4 +25,6 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-tag-live-flag': tagLiveFlag,
   '0009-trimmed-search-index': trimmedSearchIndex,
   '0010-webhooks': webhooks,
+  '0011-change-sequencer': changeSequencer,
+  '0012-count-shards': countShards,
 };

@@ -1,6 +1,7 @@
 // The change log's running parts (contract section 13): the feed that every open change
 // stream shares (src/store/change-feed.ts), woken by this process's commits, and the pruning
 // of records older than CHANGELOG_RETENTION_DAYS.
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../../config/config.js';
 import { ChangeFeed } from '../../store/change-feed.js';
@@ -28,6 +29,38 @@ async function prune(log: ChangeLog, retentionDays: number): Promise<number> {
   }
 }
 
+/** Numbers the change records left waiting (by an instance killed after a commit), every
+ * `intervalMs`, one sweep at a time; the feed then reads them as any others. */
+function sweepChanges(app: FastifyInstance, intervalMs: number): void {
+  let running: Promise<void> | undefined;
+  let failing = false;
+  const timer = setInterval(() => {
+    running ??= app.store
+      .sweepChanges()
+      .then(() => {
+        failing = false;
+      })
+      .catch((error: unknown) => {
+        // One line per outage, not one per poll.
+        if (!failing) app.log.warn({ err: error }, 'numbering waiting change records failed; it is tried again');
+        failing = true;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await running;
+  });
+  // What an instance killed after its commits left is numbered before this one answers: a
+  // reader of the log after a restart finds every acknowledged write's records at once.
+  app.addHook('onReady', async () => {
+    await app.store.sweepChanges().catch((error: unknown) => app.log.warn({ err: error }, 'numbering waiting change records failed; it is tried again'));
+  });
+}
+
 export default fp<{ config: Config }>(
   async (app, { config }) => {
     const { store, database } = app;
@@ -40,6 +73,7 @@ export default fp<{ config: Config }>(
     store.onChangesCommitted(() => feed.wake());
     app.decorate('changeFeed', feed);
     app.addHook('onClose', async () => feed.close());
+    if (!config.readOnly) sweepChanges(app, config.changesPollMs);
 
     if (config.changelogRetentionDays === 0 || config.readOnly) return;
     let running: Promise<void> | undefined;

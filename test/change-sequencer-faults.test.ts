@@ -1,0 +1,141 @@
+// Issue #38's faults, with change ids given after the commit (docs/decisions.md, "Writes that
+// scale"), two instances on one PostgreSQL or MariaDB database, 8 writers on instance A:
+// - A is killed with SIGKILL mid-load: records A committed but never numbered are numbered by
+//   B's sweep; every acknowledged write has exactly one record, no entry exists without its
+//   record, ids have no gap and no repeat;
+// - A's connections to the database are cut mid-load (a TCP proxy going down for a while, as
+//   a database restart does to its sessions), then come back: the same, once A recovers.
+// A write answered 503 may or may not have committed: it may have its record or not, never two.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { changesAfter, type ChangeRecord } from './support/change-stream.js';
+import { allEntries } from './support/entries.js';
+import { killUnderWriters } from './support/kill-under-writers.js';
+import { startServer, type TestServer } from './support/server.js';
+import { startTcpProxy } from './support/tcp-proxy.js';
+import { BACKEND, createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { until } from './support/until.js';
+
+const API = '/en/api/config';
+const WRITERS = 8;
+const skip = BACKEND === 'sqlite' ? 'change ids are given after the commit on PostgreSQL and MariaDB only (SQLite numbers them in the write)' : false;
+
+/** Every record of the log, once it stops growing (B's sweep numbers what A left). */
+async function settledLog(server: TestServer): Promise<ChangeRecord[]> {
+  let previous = -1;
+  let records: ChangeRecord[] = [];
+  await until(
+    'the change log settles',
+    async () => {
+      records = await changesAfter(server, 0);
+      const settled = records.length === previous;
+      previous = records.length;
+      return settled;
+    },
+    30_000,
+    700,
+  );
+  return records;
+}
+
+/** The checks of both faults: `acknowledged` request ids each have one create record, every
+ * record was sent (`sent`) and is the only one of its entry, ids increase by one from the
+ * first, and every tag has its record (`sent` names created through `name`). */
+async function assertExact(server: TestServer, sent: ReadonlySet<string>, acknowledged: ReadonlySet<string>): Promise<void> {
+  const records = await settledLog(server);
+  const creates = records.filter((record) => record.resource === 'tags' && record.action === 'create');
+  for (let i = 1; i < records.length; i++) assert.equal(records[i]!.id, records[i - 1]!.id + 1, `ids follow each other: ${records[i - 1]!.id} then ${records[i]!.id}`);
+  const byRequest = new Map<string, number>();
+  for (const record of creates) {
+    assert.ok(sent.has(record.request_id), `a record of ${record.request_id}, which nobody sent`);
+    byRequest.set(record.request_id, (byRequest.get(record.request_id) ?? 0) + 1);
+  }
+  for (const [rid, count] of byRequest) assert.equal(count, 1, `${rid}: one record, not ${count}`);
+  for (const rid of acknowledged) assert.equal(byRequest.get(rid), 1, `${rid} was acknowledged: it has its record`);
+  const tags = await allEntries(server, 'tags');
+  const recorded = new Set(creates.map((record) => record.entry_id));
+  for (const tag of tags) assert.ok(recorded.has(Number(tag.id)), `tag ${String(tag.id)} exists without its record`);
+  assert.equal(tags.length, creates.length, 'one tag per create record');
+}
+
+describe('change ids after the commit, under faults (issue #38)', { skip }, () => {
+  test(`SIGKILL of one of two instances under ${WRITERS} writers: the other numbers what it left; every acknowledged write once`, { timeout: 180_000 }, async () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'config-api-seqkill-')), mkdtempSync(join(tmpdir(), 'config-api-seqkill-'))];
+    const database = await createTestDatabase(dirs[0]!);
+    const env = { SECRET_KEY: randomBytes(32).toString('hex') };
+    const running: TestServer[] = [];
+    try {
+      running.push(await startServer({ database, dataDir: dirs[0]!, env, process: true }));
+      running.push(await startServer({ database, dataDir: dirs[1]!, env }));
+      const [a, b] = running as [TestServer, TestServer];
+      const sent = new Set<string>();
+      const acknowledged = new Set<string>();
+      const { acknowledged: count } = await killUnderWriters(a, { writers: WRITERS, killAfterAcknowledged: 200, killAfterMs: 4000 }, async (w, n) => {
+        const rid = `seqkill-${w}-${n}`;
+        sent.add(rid);
+        const reply = await a.request('POST', `${API}/tags`, { body: { name: rid }, headers: { 'x-request-id': rid } });
+        assert.equal(reply.status, 201, reply.text);
+        acknowledged.add(rid);
+      });
+      assert.ok(count >= 1, 'writes were acknowledged before the kill');
+      await assertExact(b, sent, acknowledged);
+    } finally {
+      await Promise.all(running.map((server) => server.stop().catch(() => undefined)));
+      await database.drop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test(`the database connections cut under ${WRITERS} writers, then back: every acknowledged write once, nothing twice`, { timeout: 180_000 }, async () => {
+    const dirs = [mkdtempSync(join(tmpdir(), 'config-api-seqcut-')), mkdtempSync(join(tmpdir(), 'config-api-seqcut-'))];
+    const database: TestDatabase = await createTestDatabase(dirs[0]!);
+    const real = new URL(database.url);
+    const proxy = await startTcpProxy(real.hostname, Number(real.port || (BACKEND === 'postgres' ? 5432 : 3306)));
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String(proxy.port);
+    const env = { SECRET_KEY: randomBytes(32).toString('hex'), DATABASE_CONNECT_TIMEOUT_MS: '1000' };
+    const running: TestServer[] = [];
+    try {
+      running.push(await startServer({ database: { ...database, url: viaProxy.toString() }, dataDir: dirs[0]!, env }));
+      running.push(await startServer({ database, dataDir: dirs[1]!, env }));
+      const [a, b] = running as [TestServer, TestServer];
+      const sent = new Set<string>();
+      const acknowledged = new Set<string>();
+      let stop = false;
+      let unavailable = 0;
+      const writer = async (w: number): Promise<void> => {
+        for (let n = 0; !stop; n++) {
+          const rid = `seqcut-${w}-${n}`;
+          sent.add(rid);
+          const reply = await a.request('POST', `${API}/tags`, { body: { name: rid }, headers: { 'x-request-id': rid } });
+          if (reply.status === 201) acknowledged.add(rid);
+          else {
+            assert.equal(reply.status, 503, `${reply.text}\n${a.logs().split('\n').filter((line) => /"level":50/.test(line)).slice(-3).join('\n')}`);
+            unavailable++;
+            await new Promise((done) => setTimeout(done, 50));
+          }
+        }
+      };
+      const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
+      await until('writes acknowledged before the cut', () => acknowledged.size >= 100, 30_000);
+      await proxy.down();
+      await new Promise((done) => setTimeout(done, 1500));
+      await proxy.up();
+      const before = acknowledged.size;
+      await until('writes acknowledged again after the cut', () => acknowledged.size >= before + 100, 30_000);
+      stop = true;
+      await Promise.all(writers);
+      assert.ok(unavailable > 0, 'the cut was felt: some writes were answered 503');
+      await assertExact(b, sent, acknowledged);
+    } finally {
+      await Promise.all(running.map((server) => server.stop().catch(() => undefined)));
+      await proxy.close();
+      await database.drop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
