@@ -5,15 +5,15 @@
 // other takes its attempts over once their leases expire.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startServer, type TestServer } from './support/server.js';
-import { startTcpProxy } from './support/tcp-proxy.js';
-import { BACKEND, createTestDatabase } from './support/test-database.js';
+import { startServer, type TestServer } from '../support/server.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { BACKEND, createTestDatabase } from '../support/test-database.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bearer, secret } from './support/tokens.js';
-import { until } from './support/until.js';
-import { startReceiver, type Receiver } from './support/webhook-receiver.js';
+import { bearer, secret } from '../support/tokens.js';
+import { until } from '../support/until.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 
 const ADMIN = secret('adm');
 const HOOKS = '/en/api/webhooks';
