@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { connectDatabase } from '../src/db/connect.js';
-import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
-import { prepareDatabase } from '../src/store/prepare-database.js';
-import { freePort } from './support/free-port.js';
-import { runToExit } from './support/server.js';
-import { BACKEND, createTestDatabase, MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL } from './support/test-database.js';
+import { connectDatabase } from '../../src/db/connect.js';
+import { DEFAULT_REGISTRY } from '../../src/registry/registry.js';
+import { prepareDatabase } from '../../src/store/prepare-database.js';
+import { freePort } from '../support/free-port.js';
+import { runToExit } from '../support/server.js';
+import { BACKEND, createTestDatabase, MARIADB_ADMIN_URL, POSTGRES_ADMIN_URL } from '../support/test-database.js';
 
 const SERVER_ADMIN_URL = BACKEND === 'postgres' ? POSTGRES_ADMIN_URL : MARIADB_ADMIN_URL;
 const CONNECT = { sqliteSynchronous: 'FULL', poolSize: 2, connectTimeoutMs: 3000, queryTimeoutMs: 10_000, readOnly: false } as const;
