@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import * as types from '../src/registry/field-types.js';
 import { DEFAULT_REGISTRY, Registry } from '../src/registry/registry.js';
 import type { ResourceDefinition } from '../src/registry/resource-definition.js';
+import { naturalKeyText, parseNaturalKeyText } from '../src/registry/natural-key-text.js';
 import { RESOURCES } from '../src/registry/resources.js';
 
 const text = (en: string) => ({ en, fr: en });
@@ -53,5 +54,29 @@ describe('natural keys and dependency order', () => {
     const { naturalKey: _, ...keyless } = clients;
     const registry = new Registry(RESOURCES.map((resource) => (resource === clients ? keyless : resource)));
     assert.ok(!registry.dependencyOrder().some((resource) => resource.name === 'clients'));
+  });
+});
+
+describe('a natural key as one text', () => {
+  const named = (name: string): ResourceDefinition => RESOURCES.find((resource) => resource.name === name) as ResourceDefinition;
+
+  test('written with colons, read back typed', () => {
+    const servers = named('servers');
+    assert.equal(naturalKeyText(servers, { ip: '10.0.0.5', port: 3306, hostname: 'db' }), '10.0.0.5:3306');
+    assert.deepEqual(parseNaturalKeyText(servers, '10.0.0.5:3306'), { ip: '10.0.0.5', port: 3306 });
+    assert.equal(naturalKeyText(named('tags'), { name: 'galera' }), 'galera');
+    assert.deepEqual(parseNaturalKeyText(named('tags'), 'galera'), { name: 'galera' });
+  });
+
+  test('an IPv6 server splits at the last colon', () => {
+    assert.deepEqual(parseNaturalKeyText(named('servers'), '2001:db8::5:3307'), { ip: '2001:db8::5', port: 3307 });
+  });
+
+  test('too few parts or a value the field refuses is no key', () => {
+    const servers = named('servers');
+    assert.equal(parseNaturalKeyText(servers, '10.0.0.5'), undefined);
+    assert.equal(parseNaturalKeyText(servers, '10.0.0.5:http'), undefined);
+    assert.equal(parseNaturalKeyText(servers, '10.0.0.5:70000'), undefined);
+    assert.equal(parseNaturalKeyText(servers, 'not an address:3306'), undefined);
   });
 });
