@@ -14,18 +14,13 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DatabaseHandle, ReadSnapshot } from '../db/connect.js';
 import { makeRoom } from '../db/bounded-map.js';
+import { documentFields } from '../registry/document-fields.js';
 import { naturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
 import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
 
 /** An entry as the configuration document writes it. */
 export type DocumentEntry = Record<string, unknown>;
-
-/** The fields of `resource` a configuration document carries, in the resource's order: those a
- * request may set and a response shows (not the service's own, not the write-only ones). */
-export function documentFields(resource: ResourceDefinition): readonly [string, FieldDefinition][] {
-  return Object.entries(resource.fields).filter(([, field]) => field.readOnly !== true && field.writeOnly !== true);
-}
 
 function isText(field: FieldDefinition): boolean {
   return (field.type.input as { type?: unknown }).type === 'string';
