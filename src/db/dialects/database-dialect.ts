@@ -26,6 +26,11 @@ export interface DatabaseCapabilities {
    * MariaDB undo the statement alone and the transaction goes on. Where it goes on, writes rely
    * on the unique indexes to find conflicts rather than looking first. */
   readonly failedStatementEndsTransaction: boolean;
+  /** A create inserts with ON CONFLICT DO NOTHING … RETURNING and looks at the unique rules
+   * only when no row came back: the transaction stays usable without a look before every
+   * create (PostgreSQL, where a refused statement would end it; a round trip fewer per
+   * create). Where a refused statement undoes itself alone, the plain insert is as cheap. */
+  readonly insertSkipsConflicts: boolean;
   /** NULL sorts before every value, ascending (SQLite, MariaDB); elsewhere (PostgreSQL) the
    * store says NULLS FIRST / NULLS LAST, so that lists sort alike on every backend. */
   readonly nullsSortFirst: boolean;
