@@ -34,6 +34,7 @@ import consoleRoutes from './http/routes/console.js';
 import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
 import integrationRoutes from './http/routes/integrations.js';
+import configExportRoutes from './http/routes/config-export.js';
 import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
@@ -178,6 +179,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     bufferBytes: config.changeStreamBufferBytes,
   });
   await app.register(integrationRoutes, { heavyWork });
+  await app.register(configExportRoutes, { heavyWork });
   await app.register(tokenRoutes, { context });
   await app.register(webhookRoutes);
   await app.register(openApiRoutes);

@@ -9,6 +9,8 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
 import { ChangeSequencer } from './change-sequencer.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
+import type { Registry } from '../registry/registry.js';
+import { ConfigurationSnapshot } from './configuration-snapshot.js';
 import { sharedValues, walkEntries, walkValues, type WalkSources } from './entry-walk.js';
 import type { ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
@@ -201,6 +203,11 @@ export class ResourceStore {
 
   private walkSources(): WalkSources {
     return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
+  }
+
+  /** Begins a snapshot of the stored configuration (configuration-snapshot.ts); close it once read. */
+  configurationSnapshot(registry: Registry): Promise<ConfigurationSnapshot> {
+    return ConfigurationSnapshot.open(this.handle, registry);
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
