@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
 import type { PipelineContext } from './pipeline/handle-request.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
+import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { serializeError } from './logging/error-serializer.js';
@@ -163,8 +164,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   const context: PipelineContext = {
     registry: app.registry,
     store: app.store,
-    cache: app.entryCache,
-    lists: app.listCache,
+    cached: new ReadThroughStore(app.store, app.entryCache, app.listCache),
     readOnly: app.readOnly,
     heavyWork,
     tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
