@@ -1186,14 +1186,14 @@ export interface paths {
         };
         /**
          * Read one webhook
-         * @description The webhook, never its secret nor its headers’ values. `failing_since` and `disabled_reason` are null while it is healthy. Admin tokens only.
+         * @description The webhook, never its secret nor its headers’ values. `failing_since` and `disabled_reason` are null while it is healthy. With `If-None-Match` holding the current ETag, the answer is 304 with no body. Admin tokens only.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook
-         * @description Deletes the webhook and its deliveries for good. Admin tokens only.
+         * @description Deletes the webhook and its deliveries for good. With `If-Match`, refused with 412 if the webhook changed since. Admin tokens only.
          */
         delete: operations["deleteWebhook"];
         /**
@@ -1208,7 +1208,7 @@ export interface paths {
         head: operations["getWebhookHead"];
         /**
          * Change a webhook
-         * @description Changes the fields sent. Enabling a webhook again (`enabled: true`) clears `failing_since` and `disabled_reason`: its deliveries resume. Admin tokens only.
+         * @description Changes the fields sent. Enabling a webhook again (`enabled: true`) clears `failing_since` and `disabled_reason`: its deliveries resume. A PATCH that changes nothing writes nothing and records no change. With `If-Match`, refused with 412 if the webhook changed since (the service disabling it is a change). Admin tokens only.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -3934,6 +3934,14 @@ export interface components {
             next: string | null;
         };
         WebhookItem: {
+            item: components["schemas"]["Webhook"];
+        };
+        WebhookUpdated: {
+            id: number;
+            /** @constant */
+            resource: "webhooks";
+            /** @constant */
+            updated: true;
             item: components["schemas"]["Webhook"];
         };
         WebhookCreated: {
@@ -10659,7 +10667,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10674,12 +10685,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10727,6 +10740,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETagOfOne"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10808,7 +10822,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10823,10 +10840,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -10840,7 +10859,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10860,12 +10882,14 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookItem"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10879,7 +10903,10 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10910,6 +10937,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -10948,7 +10976,10 @@ export interface operations {
     getWebhookHead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10968,10 +10999,12 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -10985,7 +11018,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -11014,10 +11050,11 @@ export interface operations {
             /** @description Changed. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookItem"];
+                    "application/json": components["schemas"]["WebhookUpdated"];
                 };
             };
             400: components["responses"]["WebhookBodyRefused"];
@@ -11026,6 +11063,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["WriteConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

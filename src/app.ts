@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
+import type { PipelineContext } from './pipeline/handle-request.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
+import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { serializeError } from './logging/error-serializer.js';
@@ -158,8 +160,18 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     waitMs: config.heavyQueryWaitMs,
     reportRefused: (refused) => app.log.warn({ refused, concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue }, 'heavy requests refused 503: more at once than HEAVY_QUERY_CONCURRENCY and HEAVY_QUERY_QUEUE allow'),
   });
-  await app.register(configApiRoutes, { heavyWork });
+  // One context for every endpoint the pipeline answers.
+  const context: PipelineContext = {
+    registry: app.registry,
+    store: app.store,
+    cached: new ReadThroughStore(app.store, app.entryCache, app.listCache),
+    readOnly: app.readOnly,
+    heavyWork,
+    tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
+  };
+  await app.register(configApiRoutes, { context });
   await app.register(changeRoutes, {
+    context,
     keepAliveMs: config.changesKeepAliveMs,
     perToken: config.changeStreamsPerToken,
     perAddress: config.changeStreamsPerAddress,
@@ -168,7 +180,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   });
   await app.register(integrationRoutes, { heavyWork });
   await app.register(configExportRoutes, { heavyWork });
-  await app.register(tokenRoutes);
+  await app.register(tokenRoutes, { context });
   await app.register(webhookRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);
