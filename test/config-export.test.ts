@@ -115,8 +115,10 @@ describe('configuration export', () => {
     key = makeKeyPair('ED25519');
     ids.key = (await create('ssh-keys', { type: key.type, pub: key.pub, 'privée': key.openssh })).id;
     await create('storage-areas', { ip: '192.0.2.10', path: '/srv/backups', libelle: 'Backups Paris', ssh_key: ids.key });
+    const prod = await server.request('GET', `${CONFIG}/environments?key=prod`, { headers: bearer(ADMIN) });
+    ids.prod = prod.body.items[0].id;
     const v6 = (await create('servers', { ip: '2001:db8::7', port: 33060, is_vip: true, id_client: ids.acme, tags: [ids.galera] })).id;
-    const five = (await create('servers', { ip: '10.0.0.5', port: 3306, hostname: 'db-5', ssl: true, id_client: ids.acme, id_environment: 4, tags: [ids.unicode, ids.galera, ids.zeta] })).id;
+    const five = (await create('servers', { ip: '10.0.0.5', port: 3306, hostname: 'db-5', ssl: true, id_client: ids.acme, id_environment: ids.prod, tags: [ids.unicode, ids.galera, ids.zeta] })).id;
     await create('servers', { ip: '10.0.0.5', port: 3307, id_environment: ids.staging, is_monitored: false });
     await create('servers', { ip: '10.0.0.10', port: 3306, hostname: 'db-10', id_client: ids.beta, tags: [ids.backup] });
     const gone = (await create('servers', { ip: '10.0.0.9', port: 3306, hostname: 'gone', id_client: ids.acme, tags: [ids.galera] })).id;

@@ -26,7 +26,7 @@ function isText(field: FieldDefinition): boolean {
   return (field.type.input as { type?: unknown }).type === 'string';
 }
 
-/** Distinct sets of references kept decoded, at most. */
+/** Distinct sets of references, and distinct one-field keys, kept decoded, at most. */
 const SETS_KEPT = 10_000;
 
 /** Sorts texts by code point, as the databases sort under binaryOrder (JavaScript's own
@@ -93,14 +93,21 @@ export class ConfigurationSnapshot {
         query = query.leftJoin(`${target.table} as ${alias}`, `${alias}.id`, `${table}.${field.column}`);
         const keyFields = target.naturalKey!.map((key) => [key, target.fields[key]!] as const);
         for (const [, keyField] of keyFields) selected.push(sql.ref(`${alias}.${keyField.column}`));
-        readers.push({
-          name,
-          width: keyFields.length,
-          read: (row, at) => {
-            if (row[at] === null || row[at] === undefined) return null;
-            return naturalKeyText(target, Object.fromEntries(keyFields.map(([key, keyField], offset) => [key, keyField.type.fromColumn(row[at + offset])])));
-          },
-        });
+        const keyText = (row: readonly unknown[], at: number): string | null =>
+          row[at] === null || row[at] === undefined ? null : naturalKeyText(target, Object.fromEntries(keyFields.map(([key, keyField], offset) => [key, keyField.type.fromColumn(row[at + offset])])))!;
+        // A key of one field (a client, an environment) is made once per distinct value: a
+        // million servers share a few hundred of them.
+        const known = new Map<unknown, string | null>();
+        const oneField = (row: readonly unknown[], at: number): string | null => {
+          let text = known.get(row[at]);
+          if (text === undefined) {
+            text = keyText(row, at);
+            makeRoom(known, SETS_KEPT);
+            known.set(row[at], text);
+          }
+          return text;
+        };
+        readers.push({ name, width: keyFields.length, read: keyFields.length === 1 ? oneField : keyText });
       } else {
         selected.push(sql.ref(`${table}.${field.column}`));
         readers.push({ name, width: 1, read: (row, at) => field.type.fromColumn(row[at]) });
@@ -144,7 +151,8 @@ export class ConfigurationSnapshot {
           makeRoom(decoded, SETS_KEPT);
           decoded.set(raw, shown);
         }
-        return [...shown];
+        // Shared by the entries with this set: the writers only read it.
+        return shown;
       },
     };
   }
