@@ -44,6 +44,9 @@ export class WebhookDispatcher {
   private inFlightTotal = 0;
   private running = false;
   private again = false;
+  /** Whether the next look reads the change log, and whether it claims. */
+  private lookForChanges = true;
+  private lookForDue = true;
   private stopped = false;
   private failing = false;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -87,6 +90,12 @@ export class WebhookDispatcher {
 
   /** Looks for new changes and due deliveries now (or once the look under way has ended). */
   wake(): void {
+    this.lookForChanges = true;
+    this.lookForDue = true;
+    this.run();
+  }
+
+  private run(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
@@ -97,17 +106,30 @@ export class WebhookDispatcher {
       this.running = false;
       if (this.again) {
         this.again = false;
-        this.wake();
+        this.run();
       }
     });
   }
 
+  // An attempt that ends only frees a slot: it needs no look at the change log, and no claim
+  // unless the last claim may have left due deliveries behind (it filled every free slot, or
+  // skipped a webhook at its share). Without this, each ended attempt cost a claim that found
+  // nothing.
   private async tick(): Promise<void> {
     try {
-      if (await this.deliveries.behind()) while ((await this.deliveries.fanOut()) && !this.stopped);
+      if (this.lookForChanges) {
+        this.lookForChanges = false;
+        if (await this.deliveries.behind()) {
+          while ((await this.deliveries.fanOut()) && !this.stopped);
+          this.lookForDue = true;
+        }
+      }
+      if (!this.lookForDue || this.stopped) return;
+      this.lookForDue = false;
       const free = this.settings.webhookConcurrency - this.inFlightTotal;
       const busy = [...this.inFlight].filter(([, count]) => count >= this.perWebhook).map(([id]) => id);
-      const claimed = this.stopped ? [] : await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, busy);
+      const claimed = await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, busy);
+      if (claimed.length === free) this.lookForDue = true;
       if (claimed.length > 0) {
         const targets = await this.store.targets([...new Set(claimed.map((delivery) => delivery.webhookId))]);
         for (const delivery of claimed) this.begin(delivery, targets.get(delivery.webhookId));
@@ -130,12 +152,14 @@ export class WebhookDispatcher {
       .finally(() => {
         this.attempts.delete(attempt);
         this.inFlightTotal--;
-        const left = (this.inFlight.get(delivery.webhookId) ?? 1) - 1;
-        if (left === 0) this.inFlight.delete(delivery.webhookId);
-        else this.inFlight.set(delivery.webhookId, left);
+        const held = this.inFlight.get(delivery.webhookId) ?? 1;
+        if (held === 1) this.inFlight.delete(delivery.webhookId);
+        else this.inFlight.set(delivery.webhookId, held - 1);
         // The slot is free: more attempts may start while this one's result is recorded (its
-        // lease keeps it from being claimed again meanwhile).
-        this.wake();
+        // lease keeps it from being claimed again meanwhile). The last claim skipped this
+        // webhook while it was at its share, which it now is no more.
+        if (held === this.perWebhook) this.lookForDue = true;
+        this.run();
       });
     this.attempts.add(attempt);
   }
@@ -167,8 +191,8 @@ export class WebhookDispatcher {
         }
       }
     })().finally(() => {
+      // A recorded failure is due again later: the poll finds it then.
       this.recording = undefined;
-      this.wake();
     });
   }
 

@@ -12,6 +12,7 @@ import * as trimmedSearchIndex from './0009-trimmed-search-index.js';
 import * as webhooks from './0010-webhooks.js';
 import * as changeSequencer from './0011-change-sequencer.js';
 import * as countShards from './0012-count-shards.js';
+import * as webhookDueOrder from './0013-webhook-due-order.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -27,4 +28,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010-webhooks': webhooks,
   '0011-change-sequencer': changeSequencer,
   '0012-count-shards': countShards,
+  '0013-webhook-due-order': webhookDueOrder,
 };
