@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   try {
     await prepareDatabase(handle, DEFAULT_REGISTRY.resources);
     const secrets = createSecretBox(loadSecretKey(config.secretKey, config.secretKeyFile));
-    const store = new TokenStore(handle, new ResourceStore(handle, secrets, DEFAULT_REGISTRY.resources));
+    const store = new TokenStore(handle, new ResourceStore({ handle, secrets, resources: DEFAULT_REGISTRY.resources }));
     if (!(await store.keyMatches(digester.keyCheck))) {
       throw new ConfigError('the token key (TOKEN_KEY or TOKEN_KEY_FILE) is not the one the stored API tokens were made with; nothing was created');
     }

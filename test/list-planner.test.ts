@@ -54,7 +54,7 @@ before(async () => {
   // After a bulk insert autovacuum vacuums the table (PostgreSQL 13+), which marks its pages
   // all-visible: only then are index-only scans (the counts') costed as such.
   if (BACKEND === 'postgres') await sql`vacuum servers`.execute(handle.db);
-  store = new ResourceStore(handle, createSecretBox(randomBytes(32)), DEFAULT_REGISTRY.resources);
+  store = new ResourceStore({ handle, secrets: createSecretBox(randomBytes(32)), resources: DEFAULT_REGISTRY.resources });
   await store.refreshStatistics(DEFAULT_REGISTRY.resources);
 });
 after(async () => {

@@ -25,7 +25,7 @@ before(async () => {
   database = await createTestDatabase(dataDir);
   handle = connectDatabase(database.url, { sqliteSynchronous: 'NORMAL', poolSize: 2, connectTimeoutMs: 3000, queryTimeoutMs: 60_000, readOnly: false });
   await prepareDatabase(handle, DEFAULT_REGISTRY.resources);
-  store = new ResourceStore(handle, createSecretBox(randomBytes(32)), DEFAULT_REGISTRY.resources);
+  store = new ResourceStore({ handle, secrets: createSecretBox(randomBytes(32)), resources: DEFAULT_REGISTRY.resources });
 });
 
 after(async () => {

@@ -59,7 +59,7 @@ test('0008 copies each server’s is_deleted into its links; down undoes it', as
   assert.deepEqual(await copied(), ['1:1:0', '2:1:1', '3:1:0', '4:1:0', '5:1:1', '6:1:0', '2:2:1', '3:2:0']);
 
   // The lists read the copy: pages and counted totals skip servers 2 and 5.
-  const store = new ResourceStore(handle, createSecretBox(randomBytes(32)), DEFAULT_REGISTRY.resources);
+  const store = new ResourceStore({ handle, secrets: createSecretBox(randomBytes(32)), resources: DEFAULT_REGISTRY.resources });
   const list = async (query: Record<string, string>) => {
     const page = await store.list(servers, parseListQuery(servers, { limit: '1', ...query }));
     return { first: page.items.map((item) => item.id), total: page.total };

@@ -18,6 +18,7 @@ import { QueryTemplates } from './query-templates.js';
 import { COUNT_SHARDS, probeWrite, readChanges, readCount } from './resource-counts.js';
 import type { DiskSpace, DiskWatch } from './disk-watch.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
+import type { StoreContext } from './store-context.js';
 import { StoreTransaction } from './store-transaction.js';
 import { WriteTail, type ChangeReceipt } from './write-tail.js';
 
@@ -27,6 +28,18 @@ export interface ListPage {
   readonly nextAfter: unknown[] | undefined;
   readonly total: number;
   readonly totalExact: boolean;
+}
+
+/** What a store is made of: one object, named parts. */
+export interface StoreSettings {
+  readonly handle: DatabaseHandle;
+  readonly secrets: SecretBox;
+  /** The resources it stores; the first one's count row serves to try a write. */
+  readonly resources: readonly ResourceDefinition[];
+  /** Filtered lists count their matches exactly up to this many (see `list`); 1,000 unless said. */
+  readonly exactTotalMax?: number;
+  /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
+  readonly disk?: DiskWatch;
 }
 
 // Generic code over tables named at run time: the registry, not the compiler, vouches for them.
@@ -46,17 +59,21 @@ export class ResourceStore {
   /** The count share a write adds to (resource-counts.ts), where counts are shared. */
   private readonly countShard: RawBuilder<number> | undefined;
 
-  constructor(
-    private readonly handle: DatabaseHandle,
-    private readonly secrets: SecretBox,
-    /** The resources it stores; the first one's count row serves to try a write. */
-    resources: readonly ResourceDefinition[],
-    /** Filtered lists count their matches exactly up to this many (see `list`). */
-    private readonly exactTotalMax = 1_000,
-    /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
-    private readonly disk?: DiskWatch,
-  ) {
+  private readonly handle: DatabaseHandle;
+  /** Filtered lists count their matches exactly up to this many (see `list`). */
+  private readonly exactTotalMax: number;
+  /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
+  private readonly disk: DiskWatch | undefined;
+  /** What its transactions share with it. */
+  private readonly context: StoreContext;
+
+  constructor(settings: StoreSettings) {
+    const { handle, resources } = settings;
+    this.handle = handle;
+    this.exactTotalMax = settings.exactTotalMax ?? 1_000;
+    this.disk = settings.disk;
     this.selections = new EntrySelections(handle.queries);
+    this.context = { handle, templates: this.templates, selections: this.selections, secrets: settings.secrets };
     const probed = resources[0];
     if (probed === undefined) throw new Error('a store needs at least one resource');
     this.probe = () => probeWrite(handle, probed);
@@ -92,7 +109,7 @@ export class ResourceStore {
       let receipt: ChangeReceipt | undefined;
       const result = await this.handle.transaction(async (tx, tails) => {
         const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify, this.countShard));
-        const storeTx = new StoreTransaction(tx, this.handle.capabilities, this.handle.failureOf, this.templates, this.selections, this.secrets, author, tail);
+        const storeTx = new StoreTransaction(tx, this.context, author, tail);
         const outcome = await work(storeTx);
         receipt = storeTx.finish();
         return outcome;

@@ -8,6 +8,7 @@ import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/reso
 import type { SecretBox } from '../secrets/secret-box.js';
 import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
+import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
 import { rowBatches, slottedRows } from './row-batches.js';
@@ -33,20 +34,28 @@ export class StoreTransaction {
   private readonly changes: SerializedChange[] = [];
   private readonly unique: UniqueRules;
 
+  // Copied from the store's context once: the write path reads them at every statement.
+  private readonly capabilities: DatabaseCapabilities;
+  private readonly failureOf: (error: unknown) => DatabaseFailure;
+  private readonly templates: QueryTemplates;
+  private readonly selections: EntrySelections;
+  private readonly secrets: SecretBox;
+
   constructor(
     readonly tx: Transaction<Database>,
-    private readonly capabilities: DatabaseCapabilities,
-    private readonly failureOf: (error: unknown) => DatabaseFailure,
-    private readonly templates: QueryTemplates,
-    private readonly selections: EntrySelections,
-    private readonly secrets: SecretBox,
+    context: StoreContext,
     /** Who makes the changes; undefined for work that records none (a token's creation). */
     private readonly author: Author | undefined,
     /** Where the counts and change records go when the work is done, written before the commit. */
     private readonly tail: WriteTail,
   ) {
     this.db = tx as AnyDb;
-    this.unique = new UniqueRules(this.db, capabilities, failureOf, templates);
+    this.capabilities = context.handle.capabilities;
+    this.failureOf = context.handle.failureOf;
+    this.templates = context.templates;
+    this.selections = context.selections;
+    this.secrets = context.secrets;
+    this.unique = new UniqueRules(this.db, this.capabilities, this.failureOf, this.templates);
   }
 
   /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */

@@ -95,7 +95,7 @@ export default fp<DatabaseOptions>(
       );
     }
     const disk = await watchDisk(app.log, handle, config);
-    const store = new ResourceStore(handle, app.secretBox, registry.resources, config.listExactTotalMax, disk);
+    const store = new ResourceStore({ handle, secrets: app.secretBox, resources: registry.resources, exactTotalMax: config.listExactTotalMax, disk });
     // A database that refuses writes is refused at start, unless the operator asked for a
     // read-only service. A full disk is not: reads still work, readiness reports the fault,
     // and writes resume by themselves once space is freed.
