@@ -12,8 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { changesAfter, type ChangeRecord } from '../support/change-stream.js';
-import { allEntries } from '../support/entries.js';
+import { assertExact } from '../support/exact-change-log.js';
 import { killUnderWriters } from '../support/kill-under-writers.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -23,44 +22,6 @@ import { until } from '../support/until.js';
 const API = '/en/api/config';
 const WRITERS = 8;
 const skip = BACKEND === 'sqlite' ? 'change ids are given after the commit on PostgreSQL and MariaDB only (SQLite numbers them in the write)' : false;
-
-/** Every record of the log, once it stops growing (B's sweep numbers what A left). */
-async function settledLog(server: TestServer): Promise<ChangeRecord[]> {
-  let previous = -1;
-  let records: ChangeRecord[] = [];
-  await until(
-    'the change log settles',
-    async () => {
-      records = await changesAfter(server, 0);
-      const settled = records.length === previous;
-      previous = records.length;
-      return settled;
-    },
-    30_000,
-    700,
-  );
-  return records;
-}
-
-/** The checks of both faults: `acknowledged` request ids each have one create record, every
- * record was sent (`sent`) and is the only one of its entry, ids increase by one from the
- * first, and every tag has its record (`sent` names created through `name`). */
-async function assertExact(server: TestServer, sent: ReadonlySet<string>, acknowledged: ReadonlySet<string>): Promise<void> {
-  const records = await settledLog(server);
-  const creates = records.filter((record) => record.resource === 'tags' && record.action === 'create');
-  for (let i = 1; i < records.length; i++) assert.equal(records[i]!.id, records[i - 1]!.id + 1, `ids follow each other: ${records[i - 1]!.id} then ${records[i]!.id}`);
-  const byRequest = new Map<string, number>();
-  for (const record of creates) {
-    assert.ok(sent.has(record.request_id), `a record of ${record.request_id}, which nobody sent`);
-    byRequest.set(record.request_id, (byRequest.get(record.request_id) ?? 0) + 1);
-  }
-  for (const [rid, count] of byRequest) assert.equal(count, 1, `${rid}: one record, not ${count}`);
-  for (const rid of acknowledged) assert.equal(byRequest.get(rid), 1, `${rid} was acknowledged: it has its record`);
-  const tags = await allEntries(server, 'tags');
-  const recorded = new Set(creates.map((record) => record.entry_id));
-  for (const tag of tags) assert.ok(recorded.has(Number(tag.id)), `tag ${String(tag.id)} exists without its record`);
-  assert.equal(tags.length, creates.length, 'one tag per create record');
-}
 
 describe('change ids after the commit, under faults (issue #38)', { skip }, () => {
   test(`SIGKILL of one of two instances under ${WRITERS} writers: the other numbers what it left; every acknowledged write once`, { timeout: 180_000 }, async () => {

@@ -79,7 +79,9 @@ async function dumpTables(rowsOf: (table: string) => Promise<unknown>): Promise<
   return JSON.stringify(parts);
 }
 
-export async function createTestDatabase(dataDir: string): Promise<TestDatabase> {
+/** `adminUrl`: the server to create it on, when not the shared one of TEST_DATABASE (a
+ * private instance a test restarts: support/private-database-server.ts). */
+export async function createTestDatabase(dataDir: string, adminUrl?: string): Promise<TestDatabase> {
   if (BACKEND === 'sqlite') {
     const file = join(dataDir, 'config.db');
     return {
@@ -108,8 +110,9 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
   }
   const name = `cfgtest_${process.pid}_${randomBytes(4).toString('hex')}`;
   if (BACKEND === 'postgres') {
-    await postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`CREATE DATABASE ${name}`));
-    const url = withDatabase(POSTGRES_ADMIN_URL, name);
+    const admin = adminUrl ?? POSTGRES_ADMIN_URL;
+    await postgresQuery(admin, (client) => client.query(`CREATE DATABASE ${name}`));
+    const url = withDatabase(admin, name);
     const rows = () => postgresQuery(url, (client) => dumpTables(async (table) => (await client.query(`SELECT * FROM ${table}`)).rows));
     return {
       backend: BACKEND,
@@ -117,11 +120,12 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
       // The rows are all this database holds that a test can read.
       dump: rows,
       rows,
-      drop: () => postgresQuery(POSTGRES_ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+      drop: () => postgresQuery(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
     };
   }
-  await mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`));
-  const url = withDatabase(MARIADB_ADMIN_URL, name);
+  const admin = adminUrl ?? MARIADB_ADMIN_URL;
+  await mariadbQuery(admin, (connection) => connection.query(`CREATE DATABASE ${name} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`));
+  const url = withDatabase(admin, name);
   const rows = () => mariadbQuery(url, (connection) => dumpTables(async (table) => (await connection.query(`SELECT * FROM ${table}`))[0]));
   return {
     backend: BACKEND,
@@ -129,6 +133,6 @@ export async function createTestDatabase(dataDir: string): Promise<TestDatabase>
     // The rows are all this database holds that a test can read.
     dump: rows,
     rows,
-    drop: () => mariadbQuery(MARIADB_ADMIN_URL, (connection) => connection.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => undefined),
+    drop: () => mariadbQuery(admin, (connection) => connection.query(`DROP DATABASE IF EXISTS ${name}`)).then(() => undefined),
   };
 }
