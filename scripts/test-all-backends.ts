@@ -9,7 +9,7 @@
 // or environment with another (each has its own process, folders and databases). The backends
 // run one after another unless TEST_BACKENDS_SIDE_BY_SIDE=true.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
@@ -23,6 +23,8 @@ const MARKER = '@backend-independent';
  * processes some files start (WORKERS=2 took over 30 s to listen). */
 const CONCURRENCY = Number(process.env.TEST_CONCURRENCY) || availableParallelism();
 const SLOWEST_SHOWN = 12;
+/** Each backend's file times of its last run (git-ignored), read to start the slowest first. */
+const TIMES_DIR = join('test-artifacts', 'file-times');
 /** Backends side by side (TEST_BACKENDS_SIDE_BY_SIDE=true) is faster on a quiet machine with
  * cores to spare; on two cores, three backends of two files each starved the tests that start
  * processes of their own (WORKERS=2 took 10-15 s to listen), so they run one after another. */
@@ -58,24 +60,50 @@ interface RunResult {
   note?: string;
 }
 
+/** Seconds per file from a times table ("  12.3 s  test/foo.test.ts" lines). */
+function parseTimes(text: string): Map<string, number> {
+  const times = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const match = /^\s*([\d.]+) s {2}(\S+)$/.exec(line);
+    if (match !== null) times.set(match[2]!, Number(match[1]));
+  }
+  return times;
+}
+
+function lastTimes(backend: Backend): Map<string, number> {
+  try {
+    return parseTimes(readFileSync(join(TIMES_DIR, `${backend}.txt`), 'utf8'));
+  } catch {
+    return new Map();
+  }
+}
+
+/**
+ * The files in the order they start: slowest first (their time on this backend's last run,
+ * else on the backend that ran before it in this run), files never timed before all of them.
+ * With files run a few at a time, a long file started last keeps one lane busy while the
+ * others sit idle; started first, it runs beside the short ones.
+ */
+function slowestFirst(files: string[], times: Map<string, number>): string[] {
+  const known = (file: string): number => times.get(file) ?? Number.POSITIVE_INFINITY;
+  return [...files].sort((a, b) => known(b) - known(a) || a.localeCompare(b));
+}
+
 function count(output: string, label: string): number {
   const match = new RegExp(`^[ℹ#] ${label} (\\d+)$`, 'm').exec(output);
   return match?.[1] === undefined ? 0 : Number(match[1]);
 }
 
 /** One backend's run; its output is held and printed whole, since the backends run side by side. */
-function runSuite(backend: Backend, files: string[]): Promise<RunResult> {
+function runSuite(backend: Backend, files: string[], earlierTimes: Map<string, number>): Promise<RunResult> {
+  const own = lastTimes(backend);
+  const ordered = slowestFirst(files, own.size > 0 ? own : earlierTimes);
   const timesDir = mkdtempSync(join(tmpdir(), 'test-times-'));
   const timesFile = join(timesDir, 'times.txt');
   return new Promise((done) => {
     const child = spawn(
       process.execPath,
-      [
-        '--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`,
-        '--test-reporter=spec', '--test-reporter-destination=stdout',
-        '--test-reporter=./scripts/support/file-times-reporter.mjs', `--test-reporter-destination=${timesFile}`,
-        ...files,
-      ],
+      ['--import', 'tsx', join('scripts', 'support', 'run-test-files.ts'), timesFile, String(CONCURRENCY), ...ordered],
       { env: { ...process.env, TEST_DATABASE: backend }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -84,7 +112,10 @@ function runSuite(backend: Backend, files: string[]): Promise<RunResult> {
     child.on('close', (code) => {
       let times = '';
       try {
-        times = readFileSync(timesFile, 'utf8').split('\n').slice(0, SLOWEST_SHOWN).join('\n');
+        const all = readFileSync(timesFile, 'utf8');
+        times = all.split('\n').slice(0, SLOWEST_SHOWN).join('\n');
+        mkdirSync(TIMES_DIR, { recursive: true });
+        writeFileSync(join(TIMES_DIR, `${backend}.txt`), all);
       } catch {
         // The run ended before the reporter wrote: its output says why.
       }
@@ -131,8 +162,14 @@ async function main(): Promise<void> {
   }
   // The backend-independent files go with the first backend that runs.
   process.stdout.write(`running ${suites.length} backend(s) ${SIDE_BY_SIDE ? 'side by side' : 'one after another'}, ${CONCURRENCY} files at a time each; ${independent.size} backend-independent files once\n`);
-  if (SIDE_BY_SIDE) results.push(...(await Promise.all(suites.map((suite) => runSuite(suite.backend, suite.files)))));
-  else for (const suite of suites) results.push(await runSuite(suite.backend, suite.files));
+  if (SIDE_BY_SIDE) results.push(...(await Promise.all(suites.map((suite) => runSuite(suite.backend, suite.files, new Map())))));
+  else {
+    let earlier = new Map<string, number>();
+    for (const suite of suites) {
+      results.push(await runSuite(suite.backend, suite.files, earlier));
+      earlier = lastTimes(suite.backend);
+    }
+  }
 
   process.stdout.write('\n| backend | passed | failed | skipped | note |\n|---|---|---|---|---|\n');
   for (const r of results) process.stdout.write(`| ${r.backend} | ${r.passed} | ${r.failed} | ${r.skipped} | ${r.note ?? (r.exitCode === 0 ? '' : `exit ${r.exitCode}`)} |\n`);

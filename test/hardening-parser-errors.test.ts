@@ -3,6 +3,9 @@
 // arrive in time. Each is answered problem+json with a code, like every other error, and the
 // raw request Node hands over (its Authorization header, its body) never reaches a log line,
 // even at LOG_LEVEL=trace.
+// @backend-independent (runs once, not once per backend): every request but one is refused by
+// Node's parser before any route or database; the one accepted (a 401 for an unknown token) is
+// there for its log line, and the 401 itself is tested on every backend by security.test.ts.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';

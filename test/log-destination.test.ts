@@ -3,6 +3,8 @@
 // as one Buffer, so what must hold is that every line arrives whole, in order and as UTF-8,
 // also when one turn writes more than the pipe holds (partial writes), and that the lines of
 // the last turn are written when the process exits.
+// @backend-independent (runs once, not once per backend): no service and no database, only the
+// log destination in a process of its own.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
