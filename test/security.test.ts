@@ -1,6 +1,7 @@
-// Access control (contract section 9) and hostile input: tokens, scopes, public paths, the
-// refusal to start exposed without tokens, rate limits, slow clients, and bodies built to
-// break a parser. Every refusal is a clear 4xx and changes nothing.
+// Access control (contract section 9) and hostile input: tokens, scopes, public paths, rate
+// limits, slow clients, and bodies built to break a parser. Every refusal is a clear 4xx and
+// changes nothing. The settings refused at start (bad tokens, exposed without tokens) are in
+// test/process/refused-settings.test.ts: each runs the service to its exit.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { OWN_CONNECTION, runOnceToExit, serverPerSuite, startServer } from './support/server.js';
+import { OWN_CONNECTION, serverPerSuite, startServer } from './support/server.js';
 import { makeKeyPair } from './support/ssh-keys.js';
 
 const WRITE = `w-${randomBytes(16).toString('hex')}`;
@@ -90,33 +91,6 @@ describe('token configuration', () => {
       await server.stop();
       await server.cleanup();
       rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  for (const [label, env] of [
-    ['a short token', { API_TOKENS: 'write:short' }],
-    ['an unknown scope', { API_TOKENS: `owner:${WRITE}` }],
-    ['a name that is not one', { API_TOKENS: `bad name=write:${WRITE}` }],
-    ['a name given twice', { API_TOKENS: `ci=write:${WRITE},ci=read:${READ}` }],
-    ['a token given twice', { API_TOKENS: `write:${WRITE},read:${WRITE}` }],
-    ['a token with a space', { API_TOKENS: `write:${WRITE} x` }],
-    ['a missing token file', { API_TOKENS_FILE: '/nonexistent/tokens' }],
-  ] as const) {
-    test(`refuses to start with ${label}, naming the setting but not the token`, () => {
-      const run = runOnceToExit(env);
-      assert.notEqual(run.status, 0);
-      assert.match(run.stderr, /API_TOKENS/);
-      assert.ok(!run.stderr.includes(WRITE), 'the message repeats the token');
-      assert.doesNotMatch(run.stdout, /Server listening/);
-    });
-  }
-
-  test('no tokens and a non-loopback HOST: refuses to start with a clear message', () => {
-    for (const host of ['0.0.0.0', '::', '192.0.2.1']) {
-      const run = runOnceToExit({ HOST: host });
-      assert.notEqual(run.status, 0, host);
-      assert.match(run.stderr, /not a loopback address and no API token is configured/);
-      assert.doesNotMatch(run.stdout, /Server listening/);
     }
   });
 
