@@ -17,6 +17,7 @@ import { documentTexts, type DocumentTexts } from './document-texts.js';
 import { errorResponses, problemSchema } from './error-responses.js';
 import { addImplicitOperations } from './implicit-operations.js';
 import { integrationPaths, integrationSchemas, integrationsTag } from './integration-paths.js';
+import { applyPaths, applySchemas, configurationTag } from './apply-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
@@ -83,6 +84,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       webhookTag(context),
       changesTag(context),
       integrationsTag(context),
+      configurationTag(context),
       { name: 'documentation', description: t.documentationTag },
       { name: 'probes', description: t.probesTag },
     ],
@@ -92,6 +94,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       ...webhookPaths(context),
       ...changePaths(context),
       ...integrationPaths(context),
+      ...applyPaths(context),
       ...documentationPaths(context),
       ...consolePaths(context),
       ...probePaths(context),
@@ -106,6 +109,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
         ...Object.fromEntries(webhookSchemas(context)),
         ...Object.fromEntries(changeSchemas(context)),
         ...Object.fromEntries(integrationSchemas(context)),
+        ...Object.fromEntries(applySchemas(context)),
         Deleted: {
           type: 'object',
           required: ['id', 'deleted', 'mode'],

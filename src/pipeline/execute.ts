@@ -3,6 +3,7 @@
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -113,16 +114,22 @@ async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<Rea
 
 /** Runs a write's transaction, rolled back for a dry run, with the cached copies of the
  * entries it changes out of the way before and after (see EntryCache). */
-async function changing<T>(
+export async function changing<T>(
   context: ExecutionContext,
   plan: { readonly dryRun: boolean; readonly author: Author },
-  changes: readonly (WritePlan | DeletePlan | RestorePlan)[],
+  /** The plans it runs, or, for work that may change any entry of these tables (an apply), the tables. */
+  changes: readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly ResourceDefinition[] },
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   const { cache, store } = context;
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
   const forget = (): void => {
-    for (const change of changes) {
+    if (!Array.isArray(changes)) {
+      cache?.drop();
+      for (const resource of (changes as { readonly tables: readonly ResourceDefinition[] }).tables) cache?.forgetListVersion(resource.table);
+      return;
+    }
+    for (const change of changes as readonly (WritePlan | DeletePlan | RestorePlan)[]) {
       // A delete that takes its entry out of other entries' sets changes those entries too.
       if (change.action === 'delete' && change.unlinks.length > 0) cache?.drop();
       else if (change.id !== undefined) cache?.invalidate(change.resource.table, change.id);
@@ -151,7 +158,7 @@ async function lockExisting(tx: StoreTransaction, plan: { readonly resource: Wri
   return existing;
 }
 
-async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
+export async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   const { resource } = plan;
   const existing = plan.id === undefined ? undefined : await lockExisting(tx, { resource, id: plan.id, ifMatch: plan.ifMatch });
   const values = await checkedValues(tx, plan, existing);
@@ -208,7 +215,7 @@ async function checkReferences(tx: StoreTransaction, plan: WritePlan): Promise<F
   return problems;
 }
 
-async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
+export async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
   const { resource, id } = plan;
   const existing = await lockExisting(tx, plan);
   if (plan.guarded) throw apiError('DELETE_GUARDED', 'delete.guarded', { resource: resource.name, id });
@@ -281,7 +288,7 @@ async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | unde
 /** A bulk create: every entry checked in turn, then all stored by a few statements (the
  * store's insertMany); the first refusal names its entry by `index`. Two entries of the
  * request that clash were refused by the plan already. */
-async function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
+export async function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
   const valuesList: Record<string, unknown>[] = [];
   for (const [index, plan] of plans.entries()) {
     try {

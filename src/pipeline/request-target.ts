@@ -10,8 +10,9 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 /** The endpoints the service answers under a language: a resource's collection and items,
  * a soft-deleted entry's restore, an entry's history, the change log and its stream, the API
  * tokens and one token, the document and its page, the monitoring integrations' targets
- * (Prometheus service discovery, the Ansible inventory), and the operator console's page and files. */
-export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'webhooks' | 'webhook' | 'webhookRotate' | 'webhookPing' | 'webhookDeliveries' | 'webhookRedeliver' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console';
+ * (Prometheus service discovery, the Ansible inventory), the operator console's page and files,
+ * and the apply of a configuration document. */
+export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'webhooks' | 'webhook' | 'webhookRotate' | 'webhookPing' | 'webhookDeliveries' | 'webhookRedeliver' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console' | 'apply';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   // PATCH and DELETE of a collection are bulk writes (contract section 12).
@@ -34,10 +35,11 @@ export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   prometheusTargets: ['GET', 'HEAD', 'OPTIONS'],
   ansibleInventory: ['GET', 'HEAD', 'OPTIONS'],
   console: ['GET', 'HEAD', 'OPTIONS'],
+  apply: ['POST', 'OPTIONS'],
 };
 
 /** Endpoints whose writes carry a JSON body (restore takes none). */
-export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, webhooks: true, webhook: true, webhookRotate: false, webhookPing: false, webhookDeliveries: false, webhookRedeliver: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false };
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, webhooks: true, webhook: true, webhookRotate: false, webhookPing: false, webhookDeliveries: false, webhookRedeliver: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false, apply: true };
 
 export interface RequestTarget {
   endpoint: Endpoint;
