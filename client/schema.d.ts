@@ -1186,14 +1186,14 @@ export interface paths {
         };
         /**
          * Read one webhook
-         * @description The webhook, never its secret nor its headers’ values. `failing_since` and `disabled_reason` are null while it is healthy. Admin tokens only.
+         * @description The webhook, never its secret nor its headers’ values. `failing_since` and `disabled_reason` are null while it is healthy. With `If-None-Match` holding the current ETag, the answer is 304 with no body. Admin tokens only.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook
-         * @description Deletes the webhook and its deliveries for good. Admin tokens only.
+         * @description Deletes the webhook and its deliveries for good. With `If-Match`, refused with 412 if the webhook changed since. Admin tokens only.
          */
         delete: operations["deleteWebhook"];
         /**
@@ -1208,7 +1208,7 @@ export interface paths {
         head: operations["getWebhookHead"];
         /**
          * Change a webhook
-         * @description Changes the fields sent. Enabling a webhook again (`enabled: true`) clears `failing_since` and `disabled_reason`: its deliveries resume. Admin tokens only.
+         * @description Changes the fields sent. Enabling a webhook again (`enabled: true`) clears `failing_since` and `disabled_reason`: its deliveries resume. A PATCH that changes nothing writes nothing and records no change. With `If-Match`, refused with 412 if the webhook changed since (the service disabling it is a change). Admin tokens only.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -3930,6 +3930,14 @@ export interface components {
             next: string | null;
         };
         WebhookItem: {
+            item: components["schemas"]["Webhook"];
+        };
+        WebhookUpdated: {
+            id: number;
+            /** @constant */
+            resource: "webhooks";
+            /** @constant */
+            updated: true;
             item: components["schemas"]["Webhook"];
         };
         WebhookCreated: {
@@ -10753,7 +10761,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10768,12 +10779,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10821,6 +10834,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETagOfOne"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10902,7 +10916,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10917,10 +10934,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -10934,7 +10953,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10954,12 +10976,14 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookItem"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10973,7 +10997,10 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -11004,6 +11031,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -11042,7 +11070,10 @@ export interface operations {
     getWebhookHead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -11062,10 +11093,12 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -11079,7 +11112,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -11108,10 +11144,11 @@ export interface operations {
             /** @description Changed. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookItem"];
+                    "application/json": components["schemas"]["WebhookUpdated"];
                 };
             };
             400: components["responses"]["WebhookBodyRefused"];
@@ -11120,6 +11157,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             409: components["responses"]["WriteConflict"];
+            412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
+import type { PipelineContext } from './pipeline/handle-request.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
@@ -158,8 +159,19 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     waitMs: config.heavyQueryWaitMs,
     reportRefused: (refused) => app.log.warn({ refused, concurrency: config.heavyQueryConcurrency, queue: config.heavyQueryQueue }, 'heavy requests refused 503: more at once than HEAVY_QUERY_CONCURRENCY and HEAVY_QUERY_QUEUE allow'),
   });
-  await app.register(configApiRoutes, { heavyWork });
+  // One context for every endpoint the pipeline answers.
+  const context: PipelineContext = {
+    registry: app.registry,
+    store: app.store,
+    cache: app.entryCache,
+    lists: app.listCache,
+    readOnly: app.readOnly,
+    heavyWork,
+    tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
+  };
+  await app.register(configApiRoutes, { context });
   await app.register(changeRoutes, {
+    context,
     keepAliveMs: config.changesKeepAliveMs,
     perToken: config.changeStreamsPerToken,
     perAddress: config.changeStreamsPerAddress,
@@ -167,8 +179,8 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     bufferBytes: config.changeStreamBufferBytes,
   });
   await app.register(integrationRoutes, { heavyWork });
-  await app.register(applyRoutes, { heavyWork, bodyLimit: config.applyBodyLimit });
-  await app.register(tokenRoutes);
+  await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
+  await app.register(tokenRoutes, { context });
   await app.register(webhookRoutes);
   await app.register(openApiRoutes);
   await app.register(docsRoutes);

@@ -17,7 +17,7 @@ function plan(method: string, path: string, input: Partial<HttpInput> = {}): Pla
   const endpoint = id === undefined ? 'collection' : 'item';
   const target = resolveTarget(registry, endpoint, { lang, resource, id }, method);
   const caller = { name: 'deploy-bot', scope: 'write' } as const;
-  const request = parseRequest(target, { method, query: {}, body: undefined, ifMatch: undefined, ifNoneMatch: undefined, caller, requestId: 'req-1', ...input });
+  const request = parseRequest(registry, target, { method, query: {}, body: undefined, ifMatch: undefined, ifNoneMatch: undefined, caller, requestId: 'req-1', ...input });
   return planRequest(registry, request);
 }
 
@@ -125,6 +125,7 @@ describe('read and list plans', () => {
 
   test('a GET by id carries If-None-Match to the respond step', () => {
     const read = plan('GET', 'en/tags/5', { ifNoneMatch: '"x"' });
+    if (read.action !== 'read') return assert.fail(read.action);
     assert.deepEqual({ ...read, resource: read.resource.name }, { action: 'read', resource: 'tags', id: 5, ifNoneMatch: '"x"' });
   });
 

@@ -93,6 +93,20 @@ describe('isolation and auto-disable', () => {
       }, 15_000);
       assert.match(hook!.disabled_reason ?? '', /WEBHOOK_DISABLE_AFTER_HOURS/);
       assert.notEqual(hook!.failing_since, null);
+      // The service disabling it is a change like any other: a change record, a new ETag
+      // (If-Match with the tag read before is refused), a log line and a metric.
+      const changes = await server.request('GET', `/en/api/changes?resource=webhooks&entry_id=${created.body.id}&action=update`, { headers: admin });
+      assert.equal(changes.status, 200, changes.text);
+      const record = (changes.body.items as { actor: string; before: Record<string, unknown>; after: Record<string, unknown> }[]).find((item) => item.after.enabled === false);
+      assert.ok(record !== undefined, `a change record of the auto-disable: ${changes.text}`);
+      assert.equal(record.actor, 'service:webhooks');
+      assert.equal(record.before.enabled, true);
+      assert.match(String(record.after.disabled_reason), /WEBHOOK_DISABLE_AFTER_HOURS/);
+      const stale = await server.request('PATCH', `${HOOKS}/${created.body.id}`, { headers: { ...admin, 'if-match': created.headers.get('etag')! }, body: { name: 'renamed' } });
+      assert.equal(stale.status, 412, stale.text);
+      assert.match(server.logs(), /a webhook was disabled/);
+      const metrics = await server.request('GET', '/metrics', { headers: admin });
+      assert.match(metrics.text, /^webhooks_auto_disabled_total [1-9]\d*$/m);
       const attemptsWhenDisabled = failing.received.length;
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.ok(failing.received.length <= attemptsWhenDisabled + 1, 'no attempt while disabled');

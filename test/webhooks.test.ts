@@ -149,6 +149,49 @@ describe('webhooks', () => {
     await server.request('DELETE', `${HOOKS}/${created.id}`, { headers: admin });
   });
 
+  test('ETag and If-Match as on every entry (section 8): 304 while unchanged, 412 on a stale PATCH or DELETE, a PATCH that changes nothing records nothing', async () => {
+    const created = await create({ name: 'tagged', url: receiver.url, resources: ['tags'] });
+    const path = `${HOOKS}/${created.id}`;
+    const read = await server.request('GET', path, { headers: admin });
+    const etag = read.headers.get('etag');
+    assert.match(etag ?? '', /^"[^"]+"$/, 'a read carries an ETag');
+    const unchanged = await server.request('GET', path, { headers: { ...admin, 'if-none-match': etag! } });
+    assert.equal(unchanged.status, 304);
+    const list = await server.request('GET', HOOKS, { headers: admin });
+    assert.match(list.headers.get('etag') ?? '', /^"[^"]+"$/, 'a list carries an ETag');
+    assert.equal((await server.request('GET', HOOKS, { headers: { ...admin, 'if-none-match': list.headers.get('etag')! } })).status, 304);
+
+    const changed = await server.request('PATCH', path, { headers: { ...admin, 'if-match': etag! }, body: { actions: ['create'] } });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.id, created.id);
+    assert.equal(changed.body.resource, 'webhooks');
+    assert.equal(changed.body.updated, true);
+    const newTag = changed.headers.get('etag');
+    assert.ok(newTag !== null && newTag !== etag, 'a change gives a new ETag');
+    assert.equal((await server.request('GET', path, { headers: admin })).headers.get('etag'), newTag, 'the PATCH answer carries the tag a read then gives');
+    assert.equal((await server.request('GET', HOOKS, { headers: { ...admin, 'if-none-match': list.headers.get('etag')! } })).status, 200, 'the list changed too');
+
+    const stale = await server.request('PATCH', path, { headers: { ...admin, 'if-match': etag! }, body: { name: 'lost-update' } });
+    assert.equal(stale.status, 412, stale.text);
+    assert.equal(stale.body.code, 'PRECONDITION_FAILED');
+    assert.equal((await server.request('GET', path, { headers: admin })).body.item.name, 'tagged', 'a refused PATCH changes nothing');
+    const staleDelete = await server.request('DELETE', path, { headers: { ...admin, 'if-match': etag! } });
+    assert.equal(staleDelete.status, 412, staleDelete.text);
+    assert.equal((await server.request('GET', path, { headers: admin })).status, 200, 'a refused DELETE removes nothing');
+
+    const records = async () => (await server.request('GET', `/en/api/changes?resource=webhooks&entry_id=${created.id}`, { headers: admin })).body.items.length as number;
+    const before = await records();
+    const same = await server.request('PATCH', path, { headers: { ...admin, 'if-match': newTag! }, body: { actions: ['create'], name: 'tagged' } });
+    assert.equal(same.status, 200, same.text);
+    assert.equal(same.headers.get('etag'), newTag, 'a PATCH that changes nothing keeps the ETag');
+    assert.equal(same.body.item.updated_at, changed.body.item.updated_at);
+    assert.equal(await records(), before, 'and records no change');
+
+    const removed = await server.request('DELETE', path, { headers: { ...admin, 'if-match': newTag! } });
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal((await server.request('GET', path, { headers: admin })).status, 404);
+  });
+
   test('bad input is 422 naming the field, and stores nothing; a write token is 403', async () => {
     const bad: [Record<string, unknown>, string][] = [
       [{ name: 'x', url: 'ftp://example.com/' }, 'url'],

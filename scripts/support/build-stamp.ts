@@ -3,7 +3,7 @@
 // output by `npm run build`. A digest rather than file times: a checkout, a stash or a copy
 // moves times both ways, and reading the sources takes a few milliseconds.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,6 +32,11 @@ export function buildIsCurrent(): boolean {
 
 export function writeBuildStamp(digest: string): void {
   writeFileSync(STAMP, `${digest}\n`);
+}
+
+/** For a build whose type check failed after it emitted: the next start builds (and fails) again. */
+export function removeBuildStamp(): void {
+  rmSync(STAMP, { force: true });
 }
 
 /** For the test harness and the bench: running old code by mistake is worse than stopping. */

@@ -86,7 +86,7 @@ export interface Config {
   webhookTimeoutMs: number;
   /** A webhook whose deliveries all failed this long is disabled. */
   webhookDisableAfterHours: number;
-  /** Finished deliveries are kept this many days. */
+  /** Finished deliveries are kept this many days (fractions allowed). */
   webhookDeliveryRetentionDays: number;
   /** Networks a receiver may resolve into although they are loopback, private, link-local… */
   webhookAllowedNetworks: string[];
@@ -161,10 +161,11 @@ function scheduleSetting(env: NodeJS.ProcessEnv, name: string): number[] {
   return waits.map(Number);
 }
 
-function hoursSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/** A positive number of `unit`, fractions allowed (the tests make a day last seconds). */
+function durationSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: 'hours' | 'days'): number {
   const raw = env[name]?.trim() ?? '';
   if (raw === '') return fallback;
-  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > 100_000) throw new ConfigError(`${name} must be a number of hours above 0, got "${raw}"`);
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > 100_000) throw new ConfigError(`${name} must be a number of ${unit} above 0, got "${raw}"`);
   return Number(raw);
 }
 
@@ -264,8 +265,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     diskFloodStage: diskThresholdSetting(env, 'DISK_FLOOD_STAGE', '64mb'),
     diskLowWatermark: diskThresholdSetting(env, 'DISK_LOW_WATERMARK', '5%'),
     webhookTimeoutMs: integerSetting(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
-    webhookDisableAfterHours: hoursSetting(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72),
-    webhookDeliveryRetentionDays: integerSetting(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 100_000),
+    webhookDisableAfterHours: durationSetting(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72, 'hours'),
+    webhookDeliveryRetentionDays: durationSetting(env, 'WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 'days'),
     webhookAllowedNetworks: networksSetting(env, 'WEBHOOK_ALLOWED_NETWORKS'),
     webhookConcurrency: integerSetting(env, 'WEBHOOK_CONCURRENCY', 32, 1, 10_000),
     webhookPollMs: integerSetting(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),

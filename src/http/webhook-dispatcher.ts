@@ -4,13 +4,18 @@
 // side, at most WEBHOOK_CONCURRENCY at once in this process and at most a quarter of that
 // for one webhook, each bounded by WEBHOOK_TIMEOUT_MS: a receiver that hangs or refuses
 // holds its own share only, and no request of the API ever waits on a delivery.
+//
+// The database work is per batch, not per delivery: a claimed batch's webhooks are read
+// once, and the results of the attempts that end while a recording is under way are
+// recorded together in the next one (with the webhooks' health), then the dispatcher looks
+// for more work once.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AddressGuard } from '../auth/webhook-address-guard.js';
 import type { Config } from '../config/config.js';
-import { deliveryPayload, type ClaimedDelivery, type Delivery, type DeliveryStatus, type WebhookDeliveries } from '../store/webhook-deliveries.js';
-import type { WebhookStore } from '../store/webhook-store.js';
+import { deliveryPayload, type ClaimedDelivery, type Delivery, type DeliveryStatus, type FinishedAttempt, type WebhookDeliveries } from '../store/webhook-deliveries.js';
+import type { WebhookStore, WebhookTarget } from '../store/webhook-store.js';
 import { attemptDelivery, type AttemptResult } from './webhook-sender.js';
 
 /** A failed delivery is retried for a day, then `failed`. */
@@ -19,7 +24,16 @@ const RETRY_WINDOW_MS = 24 * 3_600_000;
 const RETRY_AFTER_MAX_MS = 3_600_000;
 /** A lease outlives its attempt by this much: the time to record the attempt's result. */
 const LEASE_MARGIN_MS = 5_000;
+/** Old deliveries are looked for hourly, or ten times per retention period if that is shorter. */
 const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_EVERY_MIN_MS = 100;
+
+/** An attempt's result waiting to be recorded, with the webhook it went to. */
+interface Ended {
+  readonly webhookId: number;
+  readonly finished: FinishedAttempt;
+  readonly recorded: () => void;
+}
 
 type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookDisableAfterHours' | 'webhookDeliveryRetentionDays' | 'webhookConcurrency' | 'webhookPollMs' | 'webhookRetryScheduleMs'>;
 
@@ -35,8 +49,12 @@ export class WebhookDispatcher {
   private failing = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly attempts = new Set<Promise<void>>();
+  private ended: Ended[] = [];
+  private recording: Promise<void> | undefined;
   /** Attempts made by this process, by what they left the delivery as (metrics). */
   readonly results: Record<DeliveryStatus, number> = { pending: 0, retrying: 0, succeeded: 0, failed: 0 };
+  /** Webhooks this process disabled for failing WEBHOOK_DISABLE_AFTER_HOURS (metrics). */
+  disabled = 0;
 
   constructor(
     private readonly store: WebhookStore,
@@ -50,7 +68,8 @@ export class WebhookDispatcher {
 
   start(): void {
     const poll = setInterval(() => this.wake(), this.settings.webhookPollMs);
-    const prune = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    const retentionMs = this.settings.webhookDeliveryRetentionDays * 86_400_000;
+    const prune = setInterval(() => void this.prune(), Math.max(PRUNE_EVERY_MIN_MS, Math.min(PRUNE_EVERY_MS, retentionMs / 10)));
     poll.unref();
     prune.unref();
     this.timers.push(poll, prune);
@@ -85,11 +104,14 @@ export class WebhookDispatcher {
 
   private async tick(): Promise<void> {
     try {
-      while ((await this.deliveries.fanOut()) > 0 && !this.stopped);
+      if (await this.deliveries.behind()) while ((await this.deliveries.fanOut()) && !this.stopped);
       const free = this.settings.webhookConcurrency - this.inFlightTotal;
       const busy = [...this.inFlight].filter(([, count]) => count >= this.perWebhook).map(([id]) => id);
       const claimed = this.stopped ? [] : await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, busy);
-      for (const delivery of claimed) this.begin(delivery);
+      if (claimed.length > 0) {
+        const targets = await this.store.targets([...new Set(claimed.map((delivery) => delivery.webhookId))]);
+        for (const delivery of claimed) this.begin(delivery, targets.get(delivery.webhookId));
+      }
       if (this.failing) this.log.info('webhooks: the deliveries can be read again');
       this.failing = false;
     } catch (error) {
@@ -99,11 +121,11 @@ export class WebhookDispatcher {
     }
   }
 
-  private begin(delivery: ClaimedDelivery): void {
+  private begin(delivery: ClaimedDelivery, target: WebhookTarget | undefined): void {
     // A webhook may have more due deliveries than its share: the claim took them in order.
     this.inFlightTotal++;
     this.inFlight.set(delivery.webhookId, (this.inFlight.get(delivery.webhookId) ?? 0) + 1);
-    const attempt = this.attempt(delivery)
+    const attempt = this.attempt(delivery, target)
       .catch((error: unknown) => this.log.warn({ err: error, delivery: delivery.id }, 'webhooks: an attempt could not be recorded; its lease will expire and it will be made again'))
       .finally(() => {
         this.attempts.delete(attempt);
@@ -111,19 +133,61 @@ export class WebhookDispatcher {
         const left = (this.inFlight.get(delivery.webhookId) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(delivery.webhookId);
         else this.inFlight.set(delivery.webhookId, left);
-        this.wake();
       });
     this.attempts.add(attempt);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const target = await this.store.target(delivery.webhookId);
+  /** Makes the attempt; resolves once its result is recorded. */
+  private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
+    // A webhook deleted since the claim: its deliveries went with it.
     if (target === undefined) return;
     const result = await attemptDelivery(this.guard, target, delivery.id, delivery.payload, this.settings.webhookTimeoutMs);
     const { status, next } = this.outcome(delivery, result);
-    if (await this.deliveries.finish(delivery.id, this.owner, result.attempt, status, next)) {
-      this.results[status]++;
-      await this.store.recordHealth(delivery.webhookId, result.succeeded, this.settings.webhookDisableAfterHours * 3_600_000);
+    const finished = { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next };
+    await new Promise<void>((recorded) => {
+      this.ended.push({ webhookId: delivery.webhookId, finished, recorded });
+      this.recordSoon();
+    });
+  }
+
+  /** Records the ended attempts now, or after the recording under way (which then takes them). */
+  private recordSoon(): void {
+    if (this.recording !== undefined) return;
+    this.recording = (async () => {
+      // Attempts that end in the same turn of the event loop join this recording.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.ended.length > 0) {
+        const batch = this.ended;
+        this.ended = [];
+        try {
+          await this.record(batch);
+        } catch (error) {
+          this.log.warn({ err: error, deliveries: batch.length }, 'webhooks: attempts could not be recorded; their leases will expire and they will be made again');
+        } finally {
+          for (const ended of batch) ended.recorded();
+        }
+      }
+    })().finally(() => {
+      this.recording = undefined;
+      this.wake();
+    });
+  }
+
+  private async record(batch: readonly Ended[]): Promise<void> {
+    const recorded = await this.deliveries.finish(this.owner, batch.map((ended) => ended.finished));
+    // Each webhook's health after the last of its attempts recorded here.
+    const outcomes = new Map<number, boolean>();
+    for (const { webhookId, finished } of batch) {
+      if (!recorded.has(finished.id)) continue;
+      this.results[finished.status]++;
+      outcomes.set(webhookId, finished.status === 'succeeded');
+    }
+    const disableAfterMs = this.settings.webhookDisableAfterHours * 3_600_000;
+    for (const id of await this.store.recordHealth(outcomes, disableAfterMs)) {
+      const disabled = await this.store.disableFailing(id, disableAfterMs);
+      if (disabled === undefined) continue;
+      this.disabled++;
+      this.log.warn({ webhook: id, name: disabled.name, reason: disabled.disabled_reason }, 'webhooks: a webhook was disabled, every delivery failing');
     }
   }
 
@@ -145,7 +209,7 @@ export class WebhookDispatcher {
     const payload = deliveryPayload('webhook.ping', now, JSON.stringify({ webhook_id: webhookId }));
     const id = await this.deliveries.insertPing(webhookId, payload, this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS);
     const result = await attemptDelivery(this.guard, target, id, payload, this.settings.webhookTimeoutMs);
-    await this.deliveries.finish(id, this.owner, result.attempt, result.succeeded ? 'succeeded' : 'failed', null);
+    await this.deliveries.finish(this.owner, [{ id, attemptsJson: '[]', attempt: result.attempt, status: result.succeeded ? 'succeeded' : 'failed', nextAttemptAt: null }]);
     return this.deliveries.read(webhookId, id);
   }
 

@@ -13,7 +13,7 @@ import { webhookTexts } from './webhook-texts.js';
 
 const TAG = 'webhooks';
 const ADMIN_ONLY: JsonObject[] = [{}, { bearerAuth: ['admin'] }];
-const SHOWN = new Set(['Webhook', 'WebhookCreate', 'WebhookPatch', 'WebhookList', 'WebhookItem']);
+const SHOWN = new Set(['Webhook', 'WebhookCreate', 'WebhookPatch', 'WebhookList', 'WebhookItem', 'WebhookUpdated']);
 const BODY: ErrorName[] = ['WebhookBodyRefused', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed', 'WriteConflict', ...STORAGE_ERRORS];
 const id = { type: 'integer', minimum: 1, maximum: MAX_ID };
 
@@ -78,8 +78,12 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.list,
           description: t.listDescription,
-          parameters: listParameters(context, WEBHOOKS),
-          responses: { '200': { description: context.t.listed, content: json(ref('WebhookList')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
+          parameters: [...listParameters(context, WEBHOOKS), parameterRef('IfNoneMatchList')],
+          responses: {
+            '200': { description: context.t.listed, headers: { ETag: headerRef('ETagOfList') }, content: json(ref('WebhookList')) },
+            '304': { $ref: '#/components/responses/ListNotModified' },
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
+          },
         },
         post: {
           operationId: 'createWebhook',
@@ -87,7 +91,7 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
           summary: t.create,
           description: t.createDescription,
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookCreate'), example: WEBHOOKS.example } } },
-          responses: { '201': { description: t.created, headers: { Location: headerRef('Location') }, content: json(ref('WebhookCreated')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY) },
+          responses: { '201': { description: t.created, headers: { Location: headerRef('Location'), ETag: headerRef('ETagOfOne') }, content: json(ref('WebhookCreated')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY) },
         },
       },
     ],
@@ -100,22 +104,29 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.read,
           description: t.readDescription,
-          responses: { '200': { description: context.t.entry, content: json(ref('WebhookItem')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
+          parameters: [parameterRef('IfNoneMatch')],
+          responses: {
+            '200': { description: context.t.entry, headers: { ETag: headerRef('ETag') }, content: json(ref('WebhookItem')) },
+            '304': { $ref: '#/components/responses/NotModified' },
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
+          },
         },
         patch: {
           operationId: 'updateWebhook',
           ...common,
           summary: t.update,
           description: t.updateDescription,
+          parameters: [parameterRef('IfMatch')],
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPatch'), example: { enabled: false } } } },
-          responses: { '200': { description: t.updated, content: json(ref('WebhookItem')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY) },
+          responses: { '200': { description: t.updated, headers: { ETag: headerRef('ETag') }, content: json(ref('WebhookUpdated')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY, 'PreconditionFailed') },
         },
         delete: {
           operationId: 'deleteWebhook',
           ...common,
           summary: t.remove,
           description: t.removeDescription,
-          responses: { '200': { description: t.removed, content: json(ref('Deleted')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery', ...STORAGE_ERRORS) },
+          parameters: [parameterRef('IfMatch')],
+          responses: { '200': { description: t.removed, content: json(ref('Deleted')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery', ...STORAGE_ERRORS, 'PreconditionFailed') },
         },
       },
     ],

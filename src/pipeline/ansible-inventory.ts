@@ -8,7 +8,7 @@
 // left out.
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { GroupMembers, HostNames } from './inventory-hosts.js';
+import { GroupMembers, HostNames, Slabs } from './inventory-hosts.js';
 import { AT, CHUNK_CHARS, Memo, SERVER_FIELDS, tagIdsMemo, validName, WALK_BATCH, type MonitoringResources, type ShownNames } from './monitoring-query.js';
 
 /** A host's name: its hostname when no other live monitored server has it, else `ip_port`. */
@@ -38,8 +38,8 @@ function references(prefix: string, names: ReadonlyMap<number, string>): Memo<un
   });
 }
 
-export async function* ansibleInventory(input: InventoryInput): AsyncGenerator<string | Buffer> {
-  const { store, resources, list, names, shared } = input;
+export async function* ansibleInventory(input: InventoryInput): AsyncGenerator<string> {
+  const { resources, names } = input;
   const clients = references('client_', names.clients);
   const environments = references('env_', names.environments);
   const tagIds = tagIdsMemo(resources.servers);
@@ -48,8 +48,24 @@ export async function* ansibleInventory(input: InventoryInput): AsyncGenerator<s
     const shown = tagIds.get(raw).flatMap((id) => names.tags.get(id) ?? []);
     return { json: JSON.stringify(shown), groups: shown.map((name) => `tag_${validName(name)}`) };
   });
-  const hosts = new HostNames();
-  const groups = new GroupMembers();
+  const slabs = new Slabs();
+  try {
+    yield* inventoryText(input, new HostNames(slabs), new GroupMembers(slabs), { clients, environments, tagSets });
+  } finally {
+    // Reached when the answer is written to its end and when the reader goes away.
+    slabs.release();
+  }
+}
+
+interface Texts {
+  readonly clients: Memo<unknown, Reference>;
+  readonly environments: Memo<unknown, Reference>;
+  readonly tagSets: Memo<unknown, { json: string; groups: string[] }>;
+}
+
+async function* inventoryText(input: InventoryInput, hosts: HostNames, groups: GroupMembers, texts: Texts): AsyncGenerator<string> {
+  const { store, resources, list, shared } = input;
+  const { clients, environments, tagSets } = texts;
   yield '{"_meta":{"hostvars":{';
   let first = true;
   for await (const batch of store.walkValues(resources.servers, list, WALK_BATCH, SERVER_FIELDS)) {

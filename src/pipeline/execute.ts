@@ -13,6 +13,8 @@ import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag
 import type { EntryCache } from './entry-cache.js';
 import { isHeavyList, type HeavyWorkGate } from './heavy-work-gate.js';
 import type { ListCache } from './list-cache.js';
+import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
+import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import { listBody } from './list-body.js';
 import { readAnswer, type ReadAnswer } from './shown-entry.js';
@@ -28,6 +30,8 @@ export interface ExecutionContext {
   readonly readOnly: boolean;
   /** Heavy lists and bulk writes take a turn here; undefined: no bound (unit tests). */
   readonly heavyWork?: HeavyWorkGate;
+  /** The token endpoints' index and key. */
+  readonly tokens: TokenContext;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -40,7 +44,9 @@ export type Result =
   | { readonly action: 'create' | 'update'; readonly plan: WritePlan; readonly entry: Entry }
   | { readonly action: 'delete'; readonly plan: DeletePlan }
   | { readonly action: 'restore'; readonly plan: RestorePlan; readonly entry: Entry }
-  | { readonly action: 'bulk'; readonly plan: BulkPlan; readonly entries: (Entry | undefined)[] };
+  | { readonly action: 'bulk'; readonly plan: BulkPlan; readonly entries: (Entry | undefined)[] }
+  | TokenResult
+  | ChangeLogResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -93,6 +99,14 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       const run = () => changing(context, plan, plan.entries, (tx) => bulk(tx, plan));
       return { action: 'bulk', plan, entries: await (context.heavyWork === undefined ? run() : context.heavyWork.run(run)) };
     }
+    case 'list-tokens':
+    case 'read-token':
+    case 'issue-token':
+    case 'revoke-token':
+      return executeTokenPlan(context.tokens, plan);
+    case 'changes':
+    case 'history':
+      return executeChangeLogPlan(context.store, plan);
   }
 }
 

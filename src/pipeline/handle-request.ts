@@ -15,7 +15,7 @@ export interface PipelineContext extends ExecutionContext {
 }
 
 export async function handleRequest(context: PipelineContext, target: RequestTarget, input: HttpInput): Promise<Outcome> {
-  const request = parseRequest(target, input);
+  const request = parseRequest(context.registry, target, input);
   const plan = planRequest(context.registry, request);
   return respond(await execute(context, plan));
 }

@@ -21,19 +21,35 @@ export interface IssuedToken {
   readonly digest: string;
 }
 
-export async function issueToken(store: TokenStore, digester: TokenDigester, body: unknown, environmentNames: ReadonlySet<string>, author: Author): Promise<IssuedToken> {
+/** The plan's part: the body's values in canonical form, the expiry ahead. */
+export function tokenValues(body: unknown): Readonly<Record<string, unknown>> {
   const { values } = validateBody(API_TOKENS, body, 'create');
   const expiresAt = values.expires_at as string | null;
   if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) throw validationFailed([fieldProblem('expires_at', 'field.expiryPast')]);
+  return values;
+}
+
+/** The execution's part: the name free, a secret made, its digest stored. */
+export async function storeToken(
+  store: TokenStore,
+  digester: TokenDigester,
+  values: Readonly<Record<string, unknown>>,
+  environmentNames: ReadonlySet<string>,
+  author: Author,
+): Promise<IssuedToken> {
   const name = values.name as string;
   // The same 409 as a name another managed token holds (the one unique rule, on name).
   if (environmentNames.has(name) || RESERVED_NAMES.includes(name)) throw new UniqueConflict(API_TOKENS.unique).problem();
   const token = newTokenSecret();
   const digest = digester.digest(token);
   try {
-    const entry = await store.issue(values, digest, digester.keyCheck, new Date().toISOString(), author);
+    const entry = await store.issue({ ...values }, digest, digester.keyCheck, new Date().toISOString(), author);
     return { entry, token, digest };
   } catch (error) {
     throw error instanceof UniqueConflict ? error.problem() : error;
   }
+}
+
+export async function issueToken(store: TokenStore, digester: TokenDigester, body: unknown, environmentNames: ReadonlySet<string>, author: Author): Promise<IssuedToken> {
+  return storeToken(store, digester, tokenValues(body), environmentNames, author);
 }

@@ -7,8 +7,11 @@ import { message } from '../messages/messages.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
+import { API_TOKENS } from '../store/api-token-definition.js';
+import { parseChangeQuery, parseHistoryQuery, type ChangeQuery } from './parse-change-query.js';
 import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
+import type { Registry } from '../registry/registry.js';
 
 /** Entries one bulk request may carry (contract section 12). */
 export const BULK_MAX = 1000;
@@ -29,7 +32,21 @@ export type ApiRequest =
   | (Write & { readonly action: 'replace' | 'patch'; readonly id: number; readonly body: unknown; readonly ifMatch: string | undefined })
   | (Write & { readonly action: 'delete' | 'restore'; readonly id: number; readonly ifMatch: string | undefined })
   | (Write & { readonly action: 'bulk-create' | 'bulk-patch'; readonly bodies: readonly unknown[] })
-  | (Write & { readonly action: 'bulk-delete'; readonly ids: readonly number[] });
+  | (Write & { readonly action: 'bulk-delete'; readonly ids: readonly number[] })
+  | TokenRequest
+  | ChangeLogRequest;
+
+/** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
+export type TokenRequest =
+  | { readonly action: 'list-tokens'; readonly list: ListQuery }
+  | { readonly action: 'read-token'; readonly id: number }
+  | { readonly action: 'issue-token'; readonly lang: string; readonly body: unknown; readonly author: Author }
+  | { readonly action: 'revoke-token'; readonly id: number; readonly author: Author };
+
+/** The change log's reads (contract section 13): `/changes` and an entry's history. */
+export type ChangeLogRequest =
+  | { readonly action: 'changes'; readonly query: ChangeQuery }
+  | { readonly action: 'history'; readonly resource: ResourceDefinition; readonly id: number; readonly limit: number; readonly offset: number };
 
 /** The parts of an HTTP request the API reads. */
 export interface HttpInput {
@@ -86,10 +103,29 @@ function isNoBody(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
 }
 
-export function parseRequest(target: RequestTarget, input: HttpInput): ApiRequest {
-  const resource = target.resource!;
+function parseTokenRequest(target: RequestTarget, input: HttpInput, author: Author): TokenRequest {
+  const { method, query } = input;
+  if (target.endpoint === 'tokens' && method !== 'POST') return { action: 'list-tokens', list: parseListQuery(API_TOKENS, query) };
+  refuseQuery(query);
+  if (target.endpoint === 'tokens') return { action: 'issue-token', lang: target.lang, body: input.body, author };
+  return method === 'DELETE' ? { action: 'revoke-token', id: target.id!, author } : { action: 'read-token', id: target.id! };
+}
+
+export function parseRequest(registry: Registry, target: RequestTarget, input: HttpInput): ApiRequest {
   const { method, query, body } = input;
   const author: Author = { actor: input.caller.name, requestId: input.requestId };
+  switch (target.endpoint) {
+    case 'tokens':
+    case 'token':
+      return parseTokenRequest(target, input, author);
+    case 'changes':
+      return { action: 'changes', query: parseChangeQuery(registry, query) };
+    case 'history':
+      return { action: 'history', resource: target.resource!, id: target.id!, ...parseHistoryQuery(query) };
+    default:
+      break;
+  }
+  const resource = target.resource!;
   if (target.endpoint === 'collection') {
     switch (method) {
       case 'POST': {

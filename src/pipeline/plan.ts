@@ -8,7 +8,8 @@ import type { ReferencingField, Registry } from '../registry/registry.js';
 import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
-import type { ApiRequest } from './parse-request.js';
+import { tokenValues } from './issue-token.js';
+import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
@@ -91,7 +92,22 @@ export interface BulkPlan {
   readonly dryRun: boolean;
 }
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan;
+/** A token's creation: the values checked, the secret not yet made (execute makes it). */
+export interface IssueTokenPlan {
+  readonly action: 'issue-token';
+  /** The language segment of the path, for the `Location` of the token. */
+  readonly lang: string;
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly author: Author;
+}
+
+/** The token endpoints' plans: the reads and the revocation are plans as parsed. */
+export type TokenPlan = Exclude<TokenRequest, { readonly action: 'issue-token' }> | IssueTokenPlan;
+
+/** The change log's reads are plans as parsed: a range of records and its filters. */
+export type ChangeLogPlan = ChangeLogRequest;
+
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan;
 
 function referenceChecks(registry: Registry, resource: ResourceDefinition, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -191,35 +207,41 @@ function bulkEntryId(item: unknown, index: number, seen: Map<number, number>): n
 }
 
 export function planRequest(registry: Registry, request: ApiRequest): Plan {
-  const { resource } = request;
   switch (request.action) {
     case 'list':
     case 'read':
+    case 'list-tokens':
+    case 'read-token':
+    case 'revoke-token':
+    case 'changes':
+    case 'history':
       return request;
+    case 'issue-token':
+      return { action: 'issue-token', lang: request.lang, values: tokenValues(request.body), author: request.author };
     case 'create':
-      return writePlan(registry, resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, author: request.author, dryRun: request.dryRun });
+      return writePlan(registry, request.resource, 'create', request.body, undefined, { lang: request.lang, ifMatch: undefined, author: request.author, dryRun: request.dryRun });
     case 'replace':
     case 'patch':
-      return writePlan(registry, resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, author: request.author, dryRun: request.dryRun });
+      return writePlan(registry, request.resource, request.action, request.body, request.id, { lang: '', ifMatch: request.ifMatch, author: request.author, dryRun: request.dryRun });
     case 'delete':
-      return deletePlan(registry, resource, request.id, request.ifMatch, request.author, request.dryRun);
+      return deletePlan(registry, request.resource, request.id, request.ifMatch, request.author, request.dryRun);
     case 'restore':
-      return { action: 'restore', resource, id: request.id, ifMatch: request.ifMatch, author: request.author, dryRun: request.dryRun };
+      return { action: 'restore', resource: request.resource, id: request.id, ifMatch: request.ifMatch, author: request.author, dryRun: request.dryRun };
     case 'bulk-create': {
       const rest = { lang: '', ifMatch: undefined, author: request.author, dryRun: request.dryRun };
-      const entries = eachEntry(request.bodies, (body) => writePlan(registry, resource, 'create', body, undefined, rest));
+      const entries = eachEntry(request.bodies, (body) => writePlan(registry, request.resource, 'create', body, undefined, rest));
       refuseClashesWithin(entries);
-      return { action: 'bulk', operation: 'create', resource, entries, author: request.author, dryRun: request.dryRun };
+      return { action: 'bulk', operation: 'create', resource: request.resource, entries, author: request.author, dryRun: request.dryRun };
     }
     case 'bulk-patch': {
       const rest = { lang: '', ifMatch: undefined, author: request.author, dryRun: request.dryRun };
       const seen = new Map<number, number>();
-      const entries = eachEntry(request.bodies, (body, index) => writePlan(registry, resource, 'patch', body, bulkEntryId(body, index, seen), rest));
-      return { action: 'bulk', operation: 'update', resource, entries, author: request.author, dryRun: request.dryRun };
+      const entries = eachEntry(request.bodies, (body, index) => writePlan(registry, request.resource, 'patch', body, bulkEntryId(body, index, seen), rest));
+      return { action: 'bulk', operation: 'update', resource: request.resource, entries, author: request.author, dryRun: request.dryRun };
     }
     case 'bulk-delete': {
-      const entries = request.ids.map((id) => deletePlan(registry, resource, id, undefined, request.author, request.dryRun));
-      return { action: 'bulk', operation: 'delete', resource, entries, author: request.author, dryRun: request.dryRun };
+      const entries = request.ids.map((id) => deletePlan(registry, request.resource, id, undefined, request.author, request.dryRun));
+      return { action: 'bulk', operation: 'delete', resource: request.resource, entries, author: request.author, dryRun: request.dryRun };
     }
   }
 }

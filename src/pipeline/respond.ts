@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds } from './entity-tag.js';
 import type { Result } from './execute.js';
+import { listBody } from './list-body.js';
 import { shownEntry } from './shown-entry.js';
 
 export interface Outcome {
@@ -26,7 +27,44 @@ function unassigned(entry: Entry): Record<string, unknown> {
   return { ...entry, id: null };
 }
 
+/** Records as the change log made their texts, in a list. */
+function records(result: { readonly records: readonly { readonly json: string }[] }): string {
+  return result.records.map((record) => record.json).join(',');
+}
+
 export function respond(result: Result): Outcome {
+  switch (result.action) {
+    case 'list-tokens':
+      return { status: 200, body: listBody(result.plan.list, result.page) };
+    case 'read-token':
+      return { status: 200, body: JSON.stringify({ item: result.entry }) };
+    case 'issue-token': {
+      const { entry, token } = result.issued;
+      return {
+        status: 201,
+        // The one answer that carries the secret: no cache may keep it.
+        headers: { location: `/${result.plan.lang}/api/tokens/${entry.id}`, 'cache-control': 'no-store' },
+        body: JSON.stringify({ id: entry.id, token, item: entry }),
+      };
+    }
+    case 'revoke-token':
+      return { status: 200, body: JSON.stringify({ id: result.plan.id, deleted: true, mode: 'hard' }) };
+    case 'changes': {
+      // The `since` of the next page: where this one ends, or where it started if it is empty
+      // (a poller then asks again from the same place).
+      const next = result.records.length === 0 ? result.plan.query.since : result.records[result.records.length - 1]!.id;
+      return { status: 200, body: `{"items":[${records(result)}],"next":${next}}` };
+    }
+    case 'history': {
+      const { limit, offset } = result.plan;
+      return { status: 200, body: `{"items":[${records(result)}],"total":${result.total},"limit":${limit},"offset":${offset}}` };
+    }
+    default:
+      return respondEntries(result);
+  }
+}
+
+function respondEntries(result: Exclude<Result, { readonly action: 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' }>): Outcome {
   const { plan } = result;
   switch (result.action) {
     case 'list':

@@ -2,7 +2,7 @@
 // change (StoreTransaction.finish calls writeChanges), and read here by list, history and
 // the change feed. A record's JSON is made from the stored texts by concatenation: the
 // snapshots were serialized once, when written, as responses show the entry.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { DatabaseCapabilities } from '../db/connect.js';
 import type { ChangeLogTable, Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
@@ -116,6 +116,34 @@ export async function writeChanges(
     await insert.execute(tx, values);
   }
   return last;
+}
+
+/** writePendingChanges() of one record, with the count change of its table in its share
+ * `shard` in the same statement (DatabaseCapabilities.modifyingWith); whether the share's row
+ * was there (if not, the caller adjusts the table's own row). */
+export async function writePendingChangeWithCountShare(
+  tx: Transaction<Database>,
+  templates: QueryTemplates,
+  change: SerializedChange,
+  count: { table: string; total: number; live: number },
+  shard: RawBuilder<number>,
+): Promise<boolean> {
+  const insert = templates.get('insert pending change with count share', (slot) =>
+    tx
+      .with('share', (db) =>
+        db
+          .updateTable('resource_count_shards')
+          .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
+          .where('table_name', '=', slot(2))
+          .where('shard', '=', shard)
+          .returning('shard'),
+      )
+      .insertInto('change_log_pending')
+      .values(slottedRows(1, PENDING_COLUMNS, (index) => slot(index + 3))[0] as any)
+      .returning((eb) => eb.selectFrom('share').select((inner) => inner.fn.countAll<number>().as('shares')).as('shares')),
+  );
+  const result = await insert.execute(tx, [count.total, count.live, count.table, ...rowValues(change, new Date().toISOString())]);
+  return Number((result.rows[0] as { shares?: unknown } | undefined)?.shares) > 0;
 }
 
 /** Writes the records of `changes`, in order, without ids, to the queue that the change

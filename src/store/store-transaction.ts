@@ -83,7 +83,9 @@ export class StoreTransaction {
    * the service writes beside the fields (a token's digest), never shown. */
   async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
     const row = this.newRow(resource, values, now, columns);
-    const entry = await this.unique.enforce(resource, values, undefined, () => this.writeRow(resource, 'insert', row, undefined));
+    const entry = await this.unique.enforceCreate(resource, values, (skipConflicts) =>
+      skipConflicts ? this.insertUnlessTaken(resource, row) : this.writeRow(resource, 'insert', row, undefined),
+    );
     await writeLinks(this.db, this.templates, resource, entry, values, undefined);
     this.countChange(resource, 1, 1);
     return entry;
@@ -298,6 +300,21 @@ export class StoreTransaction {
 
   private countChange(resource: ResourceDefinition, total: number, live: number): void {
     addCountChange(this.countChanges, resource, total, live);
+  }
+
+  /** Inserts `row` unless its unique values are taken (no row then); see
+   * DatabaseCapabilities.insertSkipsConflicts, which implies RETURNING. */
+  private async insertUnlessTaken(resource: ResourceDefinition, row: Row): Promise<Entry | undefined> {
+    const columns = Object.keys(row);
+    const query = this.templates.get(`insert unless taken ${resource.table} ${columns.join(',')}`, (slot) =>
+      this.db
+        .insertInto(resource.table)
+        .values(Object.fromEntries(columns.map((column, index) => [column, slot(index)])))
+        .onConflict((conflict) => conflict.doNothing())
+        .returning(this.selections.stored(resource)),
+    );
+    const stored = (await query.execute(this.db, Object.values(row))).rows[0] as Row | undefined;
+    return stored === undefined ? undefined : decodeEntry(resource, stored);
   }
 
   /** Runs an insert or update template over `row`'s columns; the stored entry comes back

@@ -70,6 +70,23 @@ export class UniqueRules {
     }
   }
 
+  /** enforce() for a create. `write(skipConflicts)` inserts, giving undefined when it skipped a
+   * row whose unique values are taken (DatabaseCapabilities.insertSkipsConflicts): then the
+   * rules are looked at, to name the fields. */
+  async enforceCreate(resource: ResourceDefinition, candidate: Record<string, unknown>, write: (skipConflicts: boolean) => Promise<Entry | undefined>): Promise<Entry> {
+    const plainInsert = async (): Promise<Entry> => {
+      const entry = await write(false);
+      if (entry === undefined) throw new Error(`${resource.name}: an insert that skips nothing gave no row`);
+      return entry;
+    };
+    if (!this.capabilities.insertSkipsConflicts) return this.enforce(resource, candidate, undefined, plainInsert);
+    const entry = await write(true);
+    if (entry !== undefined) return entry;
+    await this.refuse(resource, candidate, undefined);
+    // Skipped for values no rule names, or freed again since: the plain insert says which.
+    return plainInsert();
+  }
+
   /** Throws UniqueConflict naming every rule whose values another entry holds. */
   async refuse(resource: ResourceDefinition, candidate: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
     const taken: UniqueRule[] = [];

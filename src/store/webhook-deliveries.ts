@@ -42,11 +42,31 @@ export interface ClaimedDelivery {
   readonly webhookId: number;
   readonly payload: string;
   readonly createdAt: string;
+  /** The attempts made before, as stored (a JSON array). */
+  readonly attemptsJson: string;
   readonly attempts: number;
+}
+
+/** An attempt to record on a delivery this instance holds (finish). */
+export interface FinishedAttempt {
+  readonly id: number;
+  /** The delivery's attempts before this one, as stored when it was claimed. */
+  readonly attemptsJson: string;
+  readonly attempt: Attempt;
+  readonly status: DeliveryStatus;
+  readonly nextAttemptAt: string | null;
+}
+
+/** A JSON array with one more element, without parsing the attempts before. */
+function appended(arrayJson: string, element: unknown): string {
+  const text = JSON.stringify(element);
+  return arrayJson === '[]' ? `[${text}]` : `${arrayJson.slice(0, -1)},${text}]`;
 }
 
 const DUE = ['pending', 'retrying'];
 const FAN_OUT_BATCH = 500;
+/** Finished deliveries removed per statement: a prune never holds the table long. */
+const PRUNE_BATCH = 1000;
 
 type Row = Database['webhook_deliveries'];
 
@@ -78,14 +98,26 @@ export class WebhookDeliveries {
     return this.handle.db;
   }
 
-  /** Stores the deliveries of the next changes of the log; resolves to how many changes it read. */
-  async fanOut(): Promise<number> {
+  /** Whether the change log holds changes whose deliveries are not stored yet (no lock taken). */
+  async behind(): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('change_log')
+      .select('id')
+      .where('id', '>', (eb) => eb.selectFrom('webhook_state').select('last_change_id').where('id', '=', 1))
+      .orderBy('id')
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Stores the deliveries of the next changes of the log; resolves to true if more may follow. */
+  async fanOut(): Promise<boolean> {
     return this.handle.transaction(async (tx) => {
       let state = tx.selectFrom('webhook_state').select('last_change_id').where('id', '=', 1);
       if (this.handle.capabilities.rowLocks) state = state.forUpdate();
       const last = Number((await state.executeTakeFirstOrThrow()).last_change_id);
       const rows = await tx.selectFrom('change_log').selectAll().where('id', '>', last).orderBy('id').limit(FAN_OUT_BATCH).execute();
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return false;
       const hooks = (await tx.selectFrom('webhooks').select(['id', 'resources', 'actions', 'since_change_id']).where('enabled', '=', 1).execute()).map((hook) => ({
         id: Number(hook.id),
         resources: JSON.parse(hook.resources) as string[],
@@ -107,7 +139,7 @@ export class WebhookDeliveries {
       }
       for (let start = 0; start < deliveries.length; start += 100) await tx.insertInto('webhook_deliveries').values(deliveries.slice(start, start + 100)).execute();
       await tx.updateTable('webhook_state').set({ last_change_id: Number(rows.at(-1)!.id) }).where('id', '=', 1).execute();
-      return rows.length;
+      return rows.length === FAN_OUT_BATCH;
     });
   }
 
@@ -132,25 +164,35 @@ export class WebhookDeliveries {
         .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
         .where('id', 'in', rows.map((row) => Number(row.id)))
         .execute();
-      return rows.map((row) => ({ id: Number(row.id), webhookId: Number(row.webhook_id), payload: row.payload, createdAt: row.created_at, attempts: (JSON.parse(row.attempts) as unknown[]).length }));
+      return rows.map((row) => ({
+        id: Number(row.id),
+        webhookId: Number(row.webhook_id),
+        payload: row.payload,
+        createdAt: row.created_at,
+        attemptsJson: row.attempts,
+        attempts: (JSON.parse(row.attempts) as unknown[]).length,
+      }));
     });
   }
 
-  /** Records an attempt of a delivery `owner` holds; false if its lease was lost meanwhile (the
-   * attempt is then another instance's to make, and this one is forgotten). */
-  async finish(id: number, owner: string, attempt: Attempt, status: DeliveryStatus, nextAttemptAt: string | null): Promise<boolean> {
+  /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
+   * recorded. One whose lease was lost meanwhile is left out (the attempt is then another
+   * instance's to make, and this one is forgotten). Only the lease holder writes a delivery's
+   * attempts, so the attempts read at the claim are still the stored ones. */
+  async finish(owner: string, finished: readonly FinishedAttempt[]): Promise<Set<number>> {
+    if (finished.length === 0) return new Set();
     return this.handle.transaction(async (tx) => {
-      let select = tx.selectFrom('webhook_deliveries').select(['attempts', 'lease_owner']).where('id', '=', id);
-      if (this.handle.capabilities.rowLocks) select = select.forUpdate();
-      const row = await select.executeTakeFirst();
-      if (row === undefined || row.lease_owner !== owner) return false;
-      const attempts = [...(JSON.parse(row.attempts) as Attempt[]), attempt];
-      await tx
-        .updateTable('webhook_deliveries')
-        .set({ attempts: JSON.stringify(attempts), status, next_attempt_at: nextAttemptAt, lease_owner: null, lease_until: null, updated_at: attempt.at })
-        .where('id', '=', id)
-        .execute();
-      return true;
+      const recorded = new Set<number>();
+      for (const item of finished) {
+        const result = await tx
+          .updateTable('webhook_deliveries')
+          .set({ attempts: appended(item.attemptsJson, item.attempt), status: item.status, next_attempt_at: item.nextAttemptAt, lease_owner: null, lease_until: null, updated_at: item.attempt.at })
+          .where('id', '=', item.id)
+          .where('lease_owner', '=', owner)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) > 0) recorded.add(item.id);
+      }
+      return recorded;
     });
   }
 
@@ -190,10 +232,23 @@ export class WebhookDeliveries {
     return this.read(webhookId, id);
   }
 
-  /** Removes finished deliveries last changed before `cutoff`; resolves to how many went. */
+  /** Removes finished deliveries last changed before `cutoff`, a batch per statement so that
+   * writers wait on no long delete; resolves to how many went. */
   async prune(cutoff: string): Promise<number> {
-    const result = await this.db.deleteFrom('webhook_deliveries').where('status', 'in', ['succeeded', 'failed']).where('updated_at', '<', cutoff).executeTakeFirst();
-    return Number(result.numDeletedRows);
+    let removed = 0;
+    for (;;) {
+      const ids = await this.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', 'in', ['succeeded', 'failed'])
+        .where('updated_at', '<', cutoff)
+        .limit(PRUNE_BATCH)
+        .execute();
+      if (ids.length === 0) return removed;
+      const result = await this.db.deleteFrom('webhook_deliveries').where('id', 'in', ids.map((row) => Number(row.id))).executeTakeFirst();
+      removed += Number(result.numDeletedRows);
+      if (ids.length < PRUNE_BATCH) return removed;
+    }
   }
 
   /** Deliveries waiting for an attempt, and when the oldest of them was made (metrics). */

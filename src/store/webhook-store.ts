@@ -4,6 +4,7 @@
 // signing secret (and the one before the last rotation, signed with too for a day) and the
 // extra headers' values, sealed with SECRET_KEY in columns beside the fields, never in an
 // entry, an answer or a change record.
+import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Author } from './change-log.js';
@@ -16,6 +17,10 @@ export const PREVIOUS_SECRET_MS = 24 * 3600 * 1000;
 const SECRET_CONTEXT = 'webhooks.secret';
 const PREVIOUS_CONTEXT = 'webhooks.previous_secret';
 const HEADERS_CONTEXT = 'webhooks.header_values';
+/** The actor of the changes the service makes on its own (an auto-disable), in the change log. */
+export const SERVICE_ACTOR = 'service:webhooks';
+/** Throws to refuse a write, given the entry as locked (the caller's If-Match, section 8). */
+export type Precondition = (current: Entry) => void;
 
 /** What an attempt needs of its webhook. */
 export interface WebhookTarget {
@@ -55,14 +60,18 @@ export class WebhookStore {
   }
 
   /** Changes a webhook (a PATCH); undefined if there is none. Enabling it again clears why it
-   * was disabled and since when it failed: deliveries resume. */
-  async update(id: number, values: Record<string, unknown>, author: Author): Promise<Entry | undefined> {
+   * was disabled and since when it failed: deliveries resume. A PATCH that changes nothing
+   * writes nothing and records no change (contract section 12). */
+  async update(id: number, values: Record<string, unknown>, author: Author, precondition?: Precondition): Promise<Entry | undefined> {
     return this.entries.transaction(async (tx) => {
       const existing = await tx.lockForWrite(WEBHOOKS, id);
       if (existing === undefined) return undefined;
+      precondition?.(existing);
       const now = new Date().toISOString();
       const changed = { ...values };
       if (values.enabled === true && existing.enabled !== true) Object.assign(changed, { failing_since: null, disabled_reason: null });
+      // Header values are write-only: sent at all, they count as a change.
+      if (values.headers === undefined && Object.entries(changed).every(([name, value]) => JSON.stringify(value) === JSON.stringify(existing[name]))) return existing;
       const entry = await tx.update(WEBHOOKS, existing, changed, now);
       const headers = values.headers as Record<string, string> | undefined;
       if (headers !== undefined) await tx.tx.updateTable('webhooks').set({ header_values: this.sealHeaders(headers) }).where('id', '=', id).execute();
@@ -72,10 +81,11 @@ export class WebhookStore {
   }
 
   /** Removes a webhook for good, with its deliveries; false if there is none. */
-  async remove(id: number, author: Author): Promise<boolean> {
+  async remove(id: number, author: Author, precondition?: Precondition): Promise<boolean> {
     return this.entries.transaction(async (tx) => {
       const entry = await tx.lockForWrite(WEBHOOKS, id);
       if (entry === undefined) return false;
+      precondition?.(entry);
       await tx.remove(WEBHOOKS, id);
       await tx.tx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
       tx.recordChange({ action: 'delete', resource: WEBHOOKS, entryId: id, before: entry, after: null, secretsChanged: [] });
@@ -107,37 +117,66 @@ export class WebhookStore {
 
   /** What an attempt needs of webhook `id`, secrets and header values opened; undefined if gone. */
   async target(id: number): Promise<WebhookTarget | undefined> {
-    const row = await this.handle.db
-      .selectFrom('webhooks')
-      .select(['id', 'url', 'enabled', 'secret', 'previous_secret', 'previous_secret_until', 'header_values'])
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (row === undefined) return undefined;
-    const secrets = [this.box.open(row.secret, SECRET_CONTEXT)];
-    if (row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > new Date().toISOString()) {
-      secrets.push(this.box.open(row.previous_secret, PREVIOUS_CONTEXT));
-    }
-    const headers = row.header_values === null ? {} : (JSON.parse(this.box.open(row.header_values, HEADERS_CONTEXT)) as Record<string, string>);
-    return { id: Number(row.id), url: row.url, enabled: Number(row.enabled) === 1, secrets, headers };
+    return (await this.targets([id])).get(id);
   }
 
-  /** After an attempt of one of its deliveries: a success clears `failing_since`; a failure
-   * sets it if unset, and a webhook failing for `disableAfterMs` is disabled with a reason. */
-  async recordHealth(id: number, succeeded: boolean, disableAfterMs: number): Promise<void> {
+  /** What attempts need of the webhooks `ids`, read at once for a claimed batch; a webhook
+   * deleted meanwhile is absent. */
+  async targets(ids: readonly number[]): Promise<Map<number, WebhookTarget>> {
+    const found = new Map<number, WebhookTarget>();
+    if (ids.length === 0) return found;
+    const rows = await this.handle.db
+      .selectFrom('webhooks')
+      .select(['id', 'url', 'enabled', 'secret', 'previous_secret', 'previous_secret_until', 'header_values'])
+      .where('id', 'in', ids)
+      .execute();
+    const now = new Date().toISOString();
+    for (const row of rows) {
+      const secrets = [this.box.open(row.secret, SECRET_CONTEXT)];
+      if (row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now) {
+        secrets.push(this.box.open(row.previous_secret, PREVIOUS_CONTEXT));
+      }
+      const headers = row.header_values === null ? {} : (JSON.parse(this.box.open(row.header_values, HEADERS_CONTEXT)) as Record<string, string>);
+      found.set(Number(row.id), { id: Number(row.id), url: row.url, enabled: Number(row.enabled) === 1, secrets, headers });
+    }
+    return found;
+  }
+
+  /** After attempts of their deliveries, by webhook (`true`: the last attempt succeeded): a
+   * success clears `failing_since`, a failure sets it if unset. Resolves to the webhooks that
+   * failed long enough to be disabled (see disableFailing). */
+  async recordHealth(outcomes: ReadonlyMap<number, boolean>, disableAfterMs: number): Promise<number[]> {
     const now = new Date();
     const db = this.handle.db;
-    if (succeeded) {
-      await db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
-      return;
-    }
-    await db.updateTable('webhooks').set({ failing_since: now.toISOString() }).where('id', '=', id).where('failing_since', 'is', null).execute();
-    const hours = Math.round((disableAfterMs / 3_600_000) * 1000) / 1000;
-    await db
-      .updateTable('webhooks')
-      .set({ enabled: 0, disabled_reason: `every delivery failed for ${hours} h (WEBHOOK_DISABLE_AFTER_HOURS)`, updated_at: now.toISOString() })
-      .where('id', '=', id)
+    const healthy = [...outcomes].filter(([, succeeded]) => succeeded).map(([id]) => id);
+    const failing = [...outcomes].filter(([, succeeded]) => !succeeded).map(([id]) => id);
+    if (healthy.length > 0) await db.updateTable('webhooks').set({ failing_since: null }).where('id', 'in', healthy).where('failing_since', 'is not', null).execute();
+    if (failing.length === 0) return [];
+    await db.updateTable('webhooks').set({ failing_since: now.toISOString() }).where('id', 'in', failing).where('failing_since', 'is', null).execute();
+    const due = await db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('id', 'in', failing)
       .where('enabled', '=', 1)
       .where('failing_since', '<=', new Date(now.getTime() - disableAfterMs).toISOString())
       .execute();
+    return due.map((row) => Number(row.id));
+  }
+
+  /** Disables webhook `id` if it is still enabled and failing since `disableAfterMs` ago, as any
+   * change is made: `updated_at` and the ETag move and a change record of resource `webhooks`
+   * says so, made by SERVICE_ACTOR. Resolves to the disabled entry, or undefined. */
+  async disableFailing(id: number, disableAfterMs: number): Promise<Entry | undefined> {
+    return this.entries.transaction(async (tx) => {
+      const existing = await tx.lockForWrite(WEBHOOKS, id);
+      const since = existing?.failing_since;
+      if (existing === undefined || existing.enabled !== true || typeof since !== 'string') return undefined;
+      const now = new Date();
+      if (Date.parse(since) > now.getTime() - disableAfterMs) return undefined;
+      const hours = Math.round((disableAfterMs / 3_600_000) * 1000) / 1000;
+      const entry = await tx.update(WEBHOOKS, existing, { enabled: false, disabled_reason: `every delivery failed for ${hours} h (WEBHOOK_DISABLE_AFTER_HOURS)` }, now.toISOString());
+      tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: existing, after: entry, secretsChanged: [] });
+      return entry;
+    }, { actor: SERVICE_ACTOR, requestId: randomUUID() });
   }
 }

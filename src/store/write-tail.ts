@@ -8,7 +8,7 @@ import type { DatabaseCapabilities } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import type { TransactionTail } from '../db/transaction-tail.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { writeChanges, writePendingChanges, type SerializedChange } from './change-log.js';
+import { writeChanges, writePendingChangeWithCountShare, writePendingChanges, type SerializedChange } from './change-log.js';
 import type { QueryTemplates } from './query-templates.js';
 import { adjustCount } from './resource-counts.js';
 
@@ -66,6 +66,7 @@ export class WriteTail implements TransactionTail {
   // ordering lock is then held only for its insert and the commit. Elsewhere the records wait
   // for the change sequencer, which signals the commit of their ids itself.
   async write(tx: Transaction<Database>): Promise<void> {
+    if (await this.writeInOneStatement(tx)) return;
     for (const [resource, change] of this.counts) await adjustCount(tx, this.templates, resource, change.total, change.live, this.countShard);
     if (this.changes.length === 0) return;
     if (this.capabilities.numbersChangesAfterCommit) {
@@ -77,5 +78,19 @@ export class WriteTail implements TransactionTail {
     const first = last - this.changes.length + 1;
     for (const { receipt, last: position } of this.receipts) receipt.lastChange = first + position;
     if (this.changeSignal !== undefined) await tx.executeQuery(this.changeSignal);
+  }
+
+  /** A single write's count share and pending record as one statement, where the dialect
+   * allows (DatabaseCapabilities.modifyingWith); false when the tail is not of that shape. */
+  private async writeInOneStatement(tx: Transaction<Database>): Promise<boolean> {
+    const [change, ...moreChanges] = this.changes;
+    const [count, ...moreCounts] = this.counts;
+    if (!this.capabilities.modifyingWith || !this.capabilities.numbersChangesAfterCommit || this.countShard === undefined) return false;
+    if (change === undefined || count === undefined || moreChanges.length > 0 || moreCounts.length > 0) return false;
+    const [resource, { total, live }] = count;
+    const shared = await writePendingChangeWithCountShare(tx, this.templates, change, { table: resource.table, total, live }, this.countShard);
+    if (!shared) await adjustCount(tx, this.templates, resource, total, live);
+    for (const { receipt } of this.receipts) receipt.pending = true;
+    return true;
   }
 }

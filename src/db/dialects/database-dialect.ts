@@ -26,6 +26,15 @@ export interface DatabaseCapabilities {
    * MariaDB undo the statement alone and the transaction goes on. Where it goes on, writes rely
    * on the unique indexes to find conflicts rather than looking first. */
   readonly failedStatementEndsTransaction: boolean;
+  /** A create inserts with ON CONFLICT DO NOTHING … RETURNING and looks at the unique rules
+   * only when no row came back: the transaction stays usable without a look before every
+   * create (PostgreSQL, where a refused statement would end it; a round trip fewer per
+   * create). Where a refused statement undoes itself alone, the plain insert is as cheap. */
+  readonly insertSkipsConflicts: boolean;
+  /** A WITH clause may hold an UPDATE whose work the main statement's rows can see
+   * (PostgreSQL): a single write's count share and change record then go in one statement,
+   * a round trip fewer (WriteTail). */
+  readonly modifyingWith: boolean;
   /** NULL sorts before every value, ascending (SQLite, MariaDB); elsewhere (PostgreSQL) the
    * store says NULLS FIRST / NULLS LAST, so that lists sort alike on every backend. */
   readonly nullsSortFirst: boolean;

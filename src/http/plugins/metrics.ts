@@ -58,6 +58,15 @@ function webhookMetrics(registry: Registry, app: FastifyInstance): void {
       for (const result of ['succeeded', 'retrying', 'failed'] as const) this.inc({ result }, dispatcher.results[result]);
     },
   });
+  new Counter({
+    name: 'webhooks_auto_disabled_total',
+    help: 'Webhooks this process disabled because every delivery failed for WEBHOOK_DISABLE_AFTER_HOURS.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(dispatcher.disabled);
+    },
+  });
   // Read from the database at each scrape; a database out of reach leaves the last figures.
   let pending: { count: number; oldest: string | null } = { count: 0, oldest: null };
   const refresh = async (): Promise<void> => {

@@ -7,7 +7,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parse } from 'yaml';
 import { apiError } from '../../errors/api-error.js';
 import { applyDocument, type ApplyContext } from '../../pipeline/apply.js';
-import type { HeavyWorkGate } from '../../pipeline/heavy-work-gate.js';
 import { single } from '../../pipeline/parse-list-query.js';
 import { writeQuery } from '../../pipeline/parse-request.js';
 import type { Outcome } from '../../pipeline/respond.js';
@@ -41,7 +40,7 @@ function pruneOf(registry: Registry, raw: unknown): Set<string> {
   return prune;
 }
 
-export default async function applyRoutes(app: FastifyInstance, { heavyWork, bodyLimit }: { heavyWork: HeavyWorkGate; bodyLimit: number }): Promise<void> {
+export default async function applyRoutes(app: FastifyInstance, { context, bodyLimit }: { context: ApplyContext; bodyLimit: number }): Promise<void> {
   app.addContentTypeParser(YAML_MEDIA_TYPES, { parseAs: 'buffer' }, (_request, body, done) => {
     try {
       done(null, parseYaml(body as Buffer));
@@ -49,7 +48,6 @@ export default async function applyRoutes(app: FastifyInstance, { heavyWork, bod
       done(error as Error, undefined);
     }
   });
-  const context: ApplyContext = { registry: app.registry, store: app.store, cache: app.entryCache, lists: app.listCache, readOnly: app.readOnly, heavyWork };
 
   async function answer(_target: unknown, request: FastifyRequest): Promise<Outcome> {
     const query = request.query as Record<string, unknown>;

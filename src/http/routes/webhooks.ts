@@ -5,22 +5,41 @@
 // the dispatcher (webhook-dispatcher.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError, entryNotFound } from '../../errors/api-error.js';
+import { entityTag, entityTagOfJson, ifMatchHolds, ifNoneMatchHolds } from '../../pipeline/entity-tag.js';
 import { encodeCursor } from '../../pipeline/list-cursor.js';
 import { integerParameter, parseListQuery, refuseUnknownParameters, single } from '../../pipeline/parse-list-query.js';
 import { refuseQuery } from '../../pipeline/parse-request.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
 import type { Outcome } from '../../pipeline/respond.js';
+import { shownEntry } from '../../pipeline/shown-entry.js';
 import { validateBody } from '../../pipeline/validate-body.js';
 import { newWebhookSecret } from '../../secrets/webhook-signature.js';
 import { UniqueConflict } from '../../store/unique-rules.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../store/webhook-deliveries.js';
 import { WEBHOOKS } from '../../store/webhook-definition.js';
+import type { Precondition } from '../../store/webhook-store.js';
 import { endpointRoute } from './endpoint-route.js';
 
 export const DELIVERIES_LIMIT_MAX = 100;
 const DELIVERIES_LIMIT_DEFAULT = 20;
 // The one answer that carries a secret: no cache may keep it.
 const NO_STORE = { 'cache-control': 'no-store' };
+
+/** If-Match on PATCH and DELETE (contract section 8): checked against the entry as locked. */
+function ifMatch(request: FastifyRequest): Precondition | undefined {
+  const header = request.headers['if-match'];
+  if (header === undefined) return undefined;
+  return (current) => {
+    if (!ifMatchHolds(header, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
+  };
+}
+
+/** A GET's answer with its entity tag, or 304 when If-None-Match holds that tag. */
+function tagged(request: FastifyRequest, body: string, etag: string): Outcome {
+  const header = request.headers['if-none-match'];
+  if (header !== undefined && !ifNoneMatchHolds(header, etag)) return { status: 304, headers: { etag } };
+  return { status: 200, headers: { etag }, body };
+}
 
 export default async function webhookRoutes(app: FastifyInstance): Promise<void> {
   const { webhookStore: store, webhookDeliveries: deliveries, webhookDispatcher: dispatcher, webhookGuard: guard } = app;
@@ -41,7 +60,10 @@ export default async function webhookRoutes(app: FastifyInstance): Promise<void>
       const list = parseListQuery(WEBHOOKS, query);
       const { items, total, totalExact, nextAfter } = await store.entries.list(WEBHOOKS, list);
       const next = nextAfter === undefined ? null : encodeCursor(list.sort, nextAfter);
-      return { status: 200, body: JSON.stringify({ items, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next }) };
+      // Tagged by its text: a webhook's health (failing_since) changes outside the table's
+      // version counter, and a list of webhooks is short.
+      const body = JSON.stringify({ items, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next });
+      return tagged(request, body, entityTagOfJson(body));
     }
     if (target.endpoint === 'webhookDeliveries') {
       refuseUnknownParameters(query, ['status', 'limit', 'after']);
@@ -69,7 +91,7 @@ export default async function webhookRoutes(app: FastifyInstance): Promise<void>
         const secret = newWebhookSecret();
         const entry = await store.create(values, secret, author);
         dispatcher.wake();
-        return { status: 201, headers: { location: `/${target.lang}/api/webhooks/${entry.id}`, ...NO_STORE }, body: JSON.stringify({ id: entry.id, secret, item: entry }) };
+        return { status: 201, headers: { location: `/${target.lang}/api/webhooks/${entry.id}`, etag: entityTag(entry), ...NO_STORE }, body: JSON.stringify({ id: entry.id, secret, item: entry }) };
       }
       case 'webhookRotate': {
         const secret = newWebhookSecret();
@@ -91,20 +113,22 @@ export default async function webhookRoutes(app: FastifyInstance): Promise<void>
         break;
     }
     if (method === 'DELETE') {
-      if (!(await store.remove(id, author))) throw notFound(id);
+      if (!(await store.remove(id, author, ifMatch(request)))) throw notFound(id);
       return { status: 200, body: JSON.stringify({ id, deleted: true, mode: 'hard' }) };
     }
     if (method === 'PATCH') {
       const { values } = validateBody(WEBHOOKS, request.body, 'patch', id);
       if (values.url !== undefined) await refuseUnsafeUrl(values.url as string);
-      const entry = await store.update(id, values, author);
+      const entry = await store.update(id, values, author, ifMatch(request));
       if (entry === undefined) throw notFound(id);
       dispatcher.wake();
-      return { status: 200, body: JSON.stringify({ item: entry }) };
+      const { json, etag } = shownEntry(entry);
+      return { status: 200, headers: { etag }, body: `{"id":${id},"resource":"webhooks","updated":true,"item":${json}}` };
     }
     const entry = await store.entries.read(WEBHOOKS, id);
     if (entry === undefined) throw notFound(id);
-    return { status: 200, body: JSON.stringify({ item: entry }) };
+    const { json, etag } = shownEntry(entry);
+    return tagged(request, `{"item":${json}}`, etag);
   }
 
   const handle = async (target: RequestTarget, request: FastifyRequest): Promise<Outcome> => {

@@ -1,0 +1,32 @@
+// The endpoints the pipeline answers (src/pipeline/handle-request.ts: parse, plan, execute,
+// respond): a resource's collection, items and restore, an entry's history, the change log
+// and the API tokens. The route hands the pipeline the parts of the HTTP request it reads,
+// and nothing more: no route does database work of its own.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { handleRequest, type PipelineContext } from '../../pipeline/handle-request.js';
+import type { HttpInput } from '../../pipeline/parse-request.js';
+import type { Endpoint, RequestTarget } from '../../pipeline/request-target.js';
+import { endpointRoute } from './endpoint-route.js';
+
+function httpInput(request: FastifyRequest): HttpInput {
+  const { url } = request;
+  const mark = url.indexOf('?');
+  return {
+    method: request.method,
+    query: request.query as Record<string, unknown>,
+    // What Fastify parsed `query` from.
+    rawQuery: mark === -1 ? '' : url.slice(mark + 1),
+    body: request.body,
+    ifMatch: request.headers['if-match'],
+    ifNoneMatch: request.headers['if-none-match'],
+    // Set by the authorization hook on every request that reaches a route.
+    caller: request.caller!,
+    requestId: request.id,
+  };
+}
+
+/** Registers the routes of these endpoints, each handed to the pipeline. */
+export function pipelineRoutes(app: FastifyInstance, context: PipelineContext, routes: readonly (readonly [url: string, endpoint: Endpoint])[], config: { admin?: true } = {}): void {
+  const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
+  for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config);
+}
