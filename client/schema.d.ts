@@ -1494,6 +1494,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{lang}/api/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Export the configuration
+         * @description Every resource that has a natural key, in dependency order, from one consistent snapshot: `change_id` is the last change the document includes (the change feed continues after it). Entries carry neither ids nor timestamps nor write-only fields (an SSH key’s `privée`); a reference is written as its target’s natural key (a tag by `name`, a client by `libelle`, an environment by `key`, a server by `"ip:port"`, an SSH key by `fingerprint`), null staying null; soft-deleted servers are left out. Entries are sorted by natural key, text by code point, so that two stores with the same configuration export the same document. `Accept: application/yaml` or `?format=yaml` gives YAML. The answer is streamed as it is read: a failure once it has begun cuts the connection, and the client sees a truncated document.
+         */
+        get: operations["configurationExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["configurationExportOptions"];
+        /**
+         * Export the configuration (headers only)
+         * @description The same answer as GET, status and headers, without the body.
+         */
+        head: operations["configurationExportHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/apply": {
         parameters: {
             query?: never;
@@ -4430,6 +4464,106 @@ export interface components {
                 hosts: string[];
             };
         };
+        TagExported: {
+            /** @description Label shown on the tag. */
+            name: string;
+            /** @description Text colour, #rrggbb. */
+            color: string;
+            /** @description Background colour, #rrggbb. */
+            background: string;
+        };
+        ClientExported: {
+            /** @description Name of the client. */
+            libelle: string;
+            /** @description Logo file name or URL. */
+            logo: string;
+            /** @description Whether the client’s servers are monitored. */
+            is_monitored: boolean;
+        };
+        EnvironmentExported: {
+            /** @description Name of the environment. */
+            libelle: string;
+            /** @description Short key used in scripts. */
+            key: string;
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
+            class: "danger" | "warning" | "default" | "info" | "success" | "primary";
+            /** @description One-letter badge. */
+            letter: string;
+        };
+        ServerExported: {
+            /** @description IPv4 or IPv6 address, or DNS name. */
+            ip: string;
+            /** @description MySQL port. */
+            port: number;
+            /** @description Host name as reported by the server. */
+            hostname: string;
+            /** @description Connect with TLS. */
+            ssl: boolean;
+            /** @description Reachable over SSH. */
+            ssh: boolean;
+            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            is_proxy: boolean;
+            /** @description Is a virtual IP. */
+            is_vip: boolean;
+            /** @description Whether the server is monitored. */
+            is_monitored: boolean;
+            /** @description The clients entry’s natural key (libelle). */
+            id_client: string | null;
+            /** @description The environments entry’s natural key (key). */
+            id_environment: string | null;
+            tags: string[];
+        };
+        AliasExported: {
+            /** @description The servers entry’s natural key (ip ":" port). */
+            id_mysql_server: string;
+            /**
+             * Format: hostname
+             * @description DNS name (stored in lower case).
+             */
+            dns: string;
+            /** @description TCP port. */
+            port: number;
+        };
+        SshKeyExported: {
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
+            type: "ED25519" | "RSA";
+            /** @description One OpenSSH public key line. */
+            pub: string;
+            /** @description SHA256 fingerprint of pub, as `ssh-keygen -l` prints it; derived, and checked if sent. */
+            fingerprint: string;
+        };
+        StorageAreaExported: {
+            /** @description IPv4 or IPv6 address of the storage host. */
+            ip: string;
+            /** @description SSH port. */
+            port: number;
+            /** @description Absolute directory for the backups. */
+            path: string;
+            /** @description Name of the storage area. */
+            libelle: string;
+            /** @description The ssh-keys entry’s natural key (fingerprint). */
+            ssh_key: string;
+            /** @description Where the storage is, e.g. "Paris, FR". */
+            "g\u00E9olocalisation": string | null;
+        };
+        ConfigurationDocument: {
+            /** @constant */
+            version: 1;
+            change_id: number;
+            tags: components["schemas"]["TagExported"][];
+            clients: components["schemas"]["ClientExported"][];
+            environments: components["schemas"]["EnvironmentExported"][];
+            servers: components["schemas"]["ServerExported"][];
+            aliases: components["schemas"]["AliasExported"][];
+            "ssh-keys": components["schemas"]["SshKeyExported"][];
+            "storage-areas": components["schemas"]["StorageAreaExported"][];
+        };
         /** @description An entry of tags, identified by its natural key (name); its fields as a request sets them, references as natural keys. */
         DocumentTag: {
             /** @description Label shown on the tag. */
@@ -4556,7 +4690,7 @@ export interface components {
          *       ]
          *     }
          */
-        ConfigurationDocument: {
+        ApplyDocument: {
             /** @constant */
             version?: 1;
             /** @description Written by an export; ignored by an apply. */
@@ -11970,6 +12104,107 @@ export interface operations {
             503: components["responses"]["UnavailableWithoutBody"];
         };
     };
+    configurationExport: {
+        parameters: {
+            query?: {
+                /** @description The document’s format; without it, Accept decides (JSON unless it prefers application/yaml). */
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration document. */
+            200: {
+                headers: {
+                    /** @description The document’s `change_id`. */
+                    "Change-Id": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigurationDocument"];
+                    "application/yaml": components["schemas"]["ConfigurationDocument"];
+                };
+            };
+            400: components["responses"]["BadQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    configurationExportOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    configurationExportHead: {
+        parameters: {
+            query?: {
+                /** @description The document’s format; without it, Accept decides (JSON unless it prefers application/yaml). */
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration document. */
+            200: {
+                headers: {
+                    /** @description The document’s `change_id`. */
+                    "Change-Id": number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadQueryWithoutBody"];
+            401: components["responses"]["UnauthorizedWithoutBody"];
+            403: components["responses"]["ForbiddenWithoutBody"];
+            404: components["responses"]["NotFoundWithoutBody"];
+            405: components["responses"]["MethodNotAllowedWithoutBody"];
+            429: components["responses"]["RateLimitedWithoutBody"];
+            500: components["responses"]["InternalErrorWithoutBody"];
+            503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
     applyConfiguration: {
         parameters: {
             query?: {
@@ -12020,7 +12255,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["ConfigurationDocument"];
+                "application/json": components["schemas"]["ApplyDocument"];
                 /**
                  * @example {
                  *       "version": 1,
@@ -12048,7 +12283,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/yaml": components["schemas"]["ConfigurationDocument"];
+                "application/yaml": components["schemas"]["ApplyDocument"];
                 /**
                  * @example {
                  *       "version": 1,
@@ -12076,7 +12311,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/x-yaml": components["schemas"]["ConfigurationDocument"];
+                "application/x-yaml": components["schemas"]["ApplyDocument"];
                 /**
                  * @example {
                  *       "version": 1,
@@ -12104,7 +12339,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "text/yaml": components["schemas"]["ConfigurationDocument"];
+                "text/yaml": components["schemas"]["ApplyDocument"];
             };
         };
         responses: {

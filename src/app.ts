@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
 import type { PipelineContext } from './pipeline/handle-request.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
+import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { serializeError } from './logging/error-serializer.js';
@@ -35,6 +36,7 @@ import consoleRoutes from './http/routes/console.js';
 import docsRoutes from './http/routes/docs.js';
 import healthRoutes from './http/routes/health.js';
 import integrationRoutes from './http/routes/integrations.js';
+import configExportRoutes from './http/routes/config-export.js';
 import metricsRoutes from './http/routes/metrics.js';
 import openApiRoutes from './http/routes/openapi.js';
 import tokenRoutes from './http/routes/tokens.js';
@@ -163,8 +165,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   const context: PipelineContext = {
     registry: app.registry,
     store: app.store,
-    cache: app.entryCache,
-    lists: app.listCache,
+    cached: new ReadThroughStore(app.store, app.entryCache, app.listCache),
     readOnly: app.readOnly,
     heavyWork,
     tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
@@ -179,6 +180,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     bufferBytes: config.changeStreamBufferBytes,
   });
   await app.register(integrationRoutes, { heavyWork });
+  await app.register(configExportRoutes, { heavyWork });
   await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
   await app.register(tokenRoutes, { context });
   await app.register(webhookRoutes);

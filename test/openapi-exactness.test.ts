@@ -50,6 +50,7 @@ function endpointOf(path: string): Endpoint | undefined {
     [/^\/\{lang\}\/api\/docs(\/\{asset\})?$/, 'docs'],
     [/^\/\{lang\}\/api\/sd\/prometheus$/, 'prometheusTargets'],
     [/^\/\{lang\}\/api\/inventory\/ansible$/, 'ansibleInventory'],
+    [/^\/\{lang\}\/api\/export$/, 'configurationExport'],
     [/^\/\{lang\}\/api\/apply$/, 'apply'],
   ];
   return rules.find(([pattern]) => pattern.test(path))?.[1];

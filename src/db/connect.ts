@@ -5,13 +5,13 @@ import { ConfigError } from '../errors/config-error.js';
 import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
 import { TransactionTails, type TransactionWork } from './transaction-tail.js';
-import type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, StorageFault } from './dialects/database-dialect.js';
+import type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, StorageFault };
+export type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, StorageFault };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 
@@ -55,6 +55,9 @@ export interface DatabaseHandle {
   readonly changeSignal: ChangeSignal | undefined;
   /** The folder of a database file this process writes (SQLite); undefined elsewhere. */
   readonly dataFolder: string | undefined;
+  /** Begins a read-only transaction of its own that sees one state of the database until it
+   * is closed (the configuration export). */
+  openReadSnapshot(): Promise<ReadSnapshot>;
 }
 
 /** A transaction of one work, with tails of its own. */
@@ -137,5 +140,6 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     readRowsNow: opened.readRowsNow,
     changeSignal: opened.changeSignal,
     dataFolder: opened.dataFolder,
+    openReadSnapshot: () => opened.openReadSnapshot(),
   };
 }

@@ -32,7 +32,6 @@ const PRUNE_EVERY_MIN_MS = 100;
 interface Ended {
   readonly webhookId: number;
   readonly finished: FinishedAttempt;
-  readonly recorded: () => void;
 }
 
 type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookDisableAfterHours' | 'webhookDeliveryRetentionDays' | 'webhookConcurrency' | 'webhookPollMs' | 'webhookRetryScheduleMs'>;
@@ -83,6 +82,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
     await Promise.allSettled([...this.attempts]);
+    while (this.recording !== undefined) await this.recording;
   }
 
   /** Looks for new changes and due deliveries now (or once the look under way has ended). */
@@ -133,21 +133,22 @@ export class WebhookDispatcher {
         const left = (this.inFlight.get(delivery.webhookId) ?? 1) - 1;
         if (left === 0) this.inFlight.delete(delivery.webhookId);
         else this.inFlight.set(delivery.webhookId, left);
+        // The slot is free: more attempts may start while this one's result is recorded (its
+        // lease keeps it from being claimed again meanwhile).
+        this.wake();
       });
     this.attempts.add(attempt);
   }
 
-  /** Makes the attempt; resolves once its result is recorded. */
+  /** Makes the attempt and queues its result for recording (recordSoon). */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     // A webhook deleted since the claim: its deliveries went with it.
     if (target === undefined) return;
     const result = await attemptDelivery(this.guard, target, delivery.id, delivery.payload, this.settings.webhookTimeoutMs);
     const { status, next } = this.outcome(delivery, result);
     const finished = { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next };
-    await new Promise<void>((recorded) => {
-      this.ended.push({ webhookId: delivery.webhookId, finished, recorded });
-      this.recordSoon();
-    });
+    this.ended.push({ webhookId: delivery.webhookId, finished });
+    this.recordSoon();
   }
 
   /** Records the ended attempts now, or after the recording under way (which then takes them). */
@@ -163,8 +164,6 @@ export class WebhookDispatcher {
           await this.record(batch);
         } catch (error) {
           this.log.warn({ err: error, deliveries: batch.length }, 'webhooks: attempts could not be recorded; their leases will expire and they will be made again');
-        } finally {
-          for (const ended of batch) ended.recorded();
         }
       }
     })().finally(() => {

@@ -7,8 +7,8 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { headerRef, json, parameterRef, plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { ACCESS, ALWAYS, errors, STORAGE_ERRORS } from './error-responses.js';
 import { applyTexts } from './apply-texts.js';
+import { CONFIGURATION_TAG } from './export-paths.js';
 
-export const CONFIGURATION_TAG = 'configuration';
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml'];
 const ETAG_PATTERN = '^(W/)?"[^"]*"$';
 const DOCUMENT_EXAMPLE = {
@@ -17,10 +17,6 @@ const DOCUMENT_EXAMPLE = {
   clients: [{ libelle: 'ACME' }],
   servers: [{ ip: '192.0.2.20', port: 3306, hostname: 'db-01', id_client: 'ACME', id_environment: 'prod', tags: ['galera'] }],
 };
-
-export function configurationTag(context: DocumentContext): JsonObject {
-  return { name: CONFIGURATION_TAG, description: applyTexts(context.language).tag };
-}
 
 function documentEntryName(resource: ResourceDefinition): string {
   return `Document${resource.schemaName}`;
@@ -60,7 +56,7 @@ export function applySchemas(context: DocumentContext): [string, JsonObject][] {
   return [
     ...resources.map((resource): [string, JsonObject] => [documentEntryName(resource), documentEntrySchema(context, resource)]),
     [
-      'ConfigurationDocument',
+      'ApplyDocument',
       {
         type: 'object',
         description: c.document,
@@ -103,7 +99,7 @@ export function applySchemas(context: DocumentContext): [string, JsonObject][] {
 
 export function applyPaths(context: DocumentContext): [string, JsonObject][] {
   const c = applyTexts(context.language);
-  const schema = ref('ConfigurationDocument');
+  const schema = ref('ApplyDocument');
   const resources = context.registry.dependencyOrder().map((resource) => resource.name);
   return [
     [

@@ -3,10 +3,6 @@
 import type { MessageLanguage } from '../messages/languages.js';
 
 const en = {
-  tag:
-    'Configuration as code: the whole configuration as one document, kept in git and applied. Entries are matched by natural key ' +
-    '(tags `name`, clients `libelle`, environments `key`, servers `ip:port`, aliases `dns:port`, ssh-keys `fingerprint`, storage-areas ' +
-    '`ip:port:path`), and references are written as their target’s natural key. docs/config-as-code.md shows the git workflow.',
   summary: 'Apply a configuration document',
   description:
     'Makes the stored configuration equal to the document (JSON, or YAML with `Content-Type: application/yaml`; any subset of the ' +
@@ -35,11 +31,6 @@ const en = {
 export type ApplyTexts = typeof en;
 
 const fr: ApplyTexts = {
-  tag:
-    'La configuration comme du code : toute la configuration en un document, gardé dans git et appliqué. Les entrées sont reconnues ' +
-    'par leur clé naturelle (tags `name`, clients `libelle`, environnements `key`, serveurs `ip:port`, alias `dns:port`, clés SSH ' +
-    '`fingerprint`, espaces de stockage `ip:port:path`), et une référence s’écrit par la clé naturelle de sa cible. ' +
-    'docs/config-as-code.md montre la façon de travailler avec git.',
   summary: 'Appliquer un document de configuration',
   description:
     'Rend la configuration enregistrée égale au document (JSON, ou YAML avec `Content-Type: application/yaml` ; toute partie des ' +

@@ -17,7 +17,8 @@ import { documentTexts, type DocumentTexts } from './document-texts.js';
 import { errorResponses, problemSchema } from './error-responses.js';
 import { addImplicitOperations } from './implicit-operations.js';
 import { integrationPaths, integrationSchemas, integrationsTag } from './integration-paths.js';
-import { applyPaths, applySchemas, configurationTag } from './apply-paths.js';
+import { configurationTag, exportPaths, exportSchemas } from './export-paths.js';
+import { applyPaths, applySchemas } from './apply-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
@@ -94,6 +95,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       ...webhookPaths(context),
       ...changePaths(context),
       ...integrationPaths(context),
+      ...exportPaths(context),
       ...applyPaths(context),
       ...documentationPaths(context),
       ...consolePaths(context),
@@ -109,6 +111,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
         ...Object.fromEntries(webhookSchemas(context)),
         ...Object.fromEntries(changeSchemas(context)),
         ...Object.fromEntries(integrationSchemas(context)),
+        ...Object.fromEntries(exportSchemas(context)),
         ...Object.fromEntries(applySchemas(context)),
         Deleted: {
           type: 'object',

@@ -10,22 +10,18 @@ import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import { UniqueConflict } from '../store/unique-rules.js';
 import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag.js';
-import type { EntryCache } from './entry-cache.js';
-import { isHeavyList, type HeavyWorkGate } from './heavy-work-gate.js';
-import type { ListCache } from './list-cache.js';
+import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
-import { listBody } from './list-body.js';
-import { readAnswer, type ReadAnswer } from './shown-entry.js';
+import type { ReadThroughStore } from './read-through-store.js';
+import type { ReadAnswer } from './shown-entry.js';
 import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {
   readonly store: ResourceStore;
-  /** Entries as GET by id sends them; undefined where the backend cannot keep one coherent. */
-  readonly cache: EntryCache | undefined;
-  /** List answers by entity tag; undefined when LIST_CACHE_SIZE is 0. */
-  readonly lists: ListCache | undefined;
+  /** The store behind the caches: what the requests read and write (read-through-store.ts). */
+  readonly cached: ReadThroughStore;
   /** READ_ONLY=true: every write is refused before it reaches the database. */
   readonly readOnly: boolean;
   /** Heavy lists and bulk writes take a turn here; undefined: no bound (unit tests). */
@@ -67,26 +63,23 @@ function now(): string {
 }
 
 export async function execute(context: ExecutionContext, plan: Plan): Promise<Result> {
+  const { cached } = context;
   switch (plan.action) {
     case 'list': {
       // The version is read before the page, so a tag never claims a newer state than its body.
-      const etag = listTag(plan.resource, context.cache?.listVersion(plan.resource.table) ?? (await readListVersion(context, plan)), plan.list);
+      const version = cached.listVersion(plan.resource);
+      const etag = listTag(plan.resource, typeof version === 'string' ? version : await version, plan.list);
       if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
-      const cached = context.lists?.get(etag);
-      if (cached !== undefined) return { action: 'list', plan, etag, body: cached };
-      const page = async (): Promise<string> => {
-        // A request that waited its turn may find the page made meanwhile by the same query.
-        const made = context.lists?.get(etag);
-        if (made !== undefined) return made;
-        const body = listBody(plan.list, await context.store.list(plan.resource, plan.list));
-        context.lists?.fill(etag, body);
-        return body;
-      };
-      const body = context.heavyWork !== undefined && isHeavyList(plan.list) ? await context.heavyWork.run(page) : await page();
+      const kept = cached.keptList(etag);
+      if (kept !== undefined) return { action: 'list', plan, etag, body: kept };
+      const page = () => cached.list(plan, etag);
+      const body = context.heavyWork !== undefined && plan.heavy ? await context.heavyWork.run(page) : await page();
       return { action: 'list', plan, etag, body };
     }
-    case 'read':
-      return { action: 'read', plan, answer: context.cache?.get(plan.resource.table, plan.id) ?? (await readEntry(context, plan)) };
+    case 'read': {
+      const answer = cached.entry(plan.resource, plan.id);
+      return { action: 'read', plan, answer: answer instanceof Promise ? await answer : answer };
+    }
     case 'create':
     case 'update':
       return { action: plan.action, plan, entry: await changing(context, plan, [plan], (tx) => write(tx, plan)) };
@@ -110,24 +103,8 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
   }
 }
 
-async function readListVersion(context: ExecutionContext, plan: ListPlan): Promise<string> {
-  const ticket = context.cache?.ticket();
-  const version = await context.store.listVersion(plan.resource);
-  if (ticket !== undefined) context.cache?.fillListVersion(plan.resource.table, version, ticket);
-  return version;
-}
-
-async function readEntry(context: ExecutionContext, plan: ReadPlan): Promise<ReadAnswer> {
-  const ticket = context.cache?.ticket();
-  const entry = await context.store.read(plan.resource, plan.id);
-  if (entry === undefined) throw entryNotFound(plan.resource.name, plan.id);
-  const answer = readAnswer(entry);
-  if (ticket !== undefined) context.cache?.fill(plan.resource.table, plan.id, answer, ticket);
-  return answer;
-}
-
-/** Runs a write's transaction, rolled back for a dry run, with the cached copies of the
- * entries it changes out of the way before and after (see EntryCache). */
+/** Runs a write's transaction, rolled back for a dry run, through the caches' layer (which
+ * keeps the cached copies of what it changes out of the way). */
 export async function changing<T>(
   context: ExecutionContext,
   plan: { readonly dryRun: boolean; readonly author: Author },
@@ -135,33 +112,20 @@ export async function changing<T>(
   changes: readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly ResourceDefinition[] },
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
-  const { cache, store } = context;
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
-  const forget = (): void => {
-    if (!Array.isArray(changes)) {
-      cache?.drop();
-      for (const resource of (changes as { readonly tables: readonly ResourceDefinition[] }).tables) cache?.forgetListVersion(resource.table);
-      return;
-    }
-    for (const change of changes as readonly (WritePlan | DeletePlan | RestorePlan)[]) {
-      // A delete that takes its entry out of other entries' sets changes those entries too.
-      if (change.action === 'delete' && change.unlinks.length > 0) cache?.drop();
-      else if (change.id !== undefined) cache?.invalidate(change.resource.table, change.id);
-      cache?.forgetListVersion(change.resource.table);
-    }
-  };
-  forget();
   try {
-    return await store.transaction(async (tx) => {
-      const result = await work(tx);
-      if (plan.dryRun) throw new DryRunRollback(result);
-      return result;
-    }, plan.author);
+    return await context.cached.transaction(
+      changes,
+      async (tx) => {
+        const result = await work(tx);
+        if (plan.dryRun) throw new DryRunRollback(result);
+        return result;
+      },
+      plan.author,
+    );
   } catch (error) {
     if (error instanceof DryRunRollback) return error.result as T;
     throw error;
-  } finally {
-    forget();
   }
 }
 

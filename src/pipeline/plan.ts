@@ -7,7 +7,8 @@ import { message } from '../messages/messages.js';
 import type { ReferencingField, Registry } from '../registry/registry.js';
 import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
-import type { ListQuery } from '../store/list-query.js';
+import { listTotal, type ListQuery, type ListTotal } from '../store/list-query.js';
+import { isHeavyList } from './heavy-work-gate.js';
 import { tokenValues } from './issue-token.js';
 import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
@@ -25,7 +26,12 @@ export interface ReferenceCheck {
 export interface ListPlan {
   readonly action: 'list';
   readonly resource: ResourceDefinition;
+  /** Columns, filters, sort and the cursor's position, as the store runs them. */
   readonly list: ListQuery;
+  /** How the total is found: the kept count, or the matches counted. */
+  readonly total: ListTotal;
+  /** Runs behind the heavy-work gate (a long page, a search, a deep offset). */
+  readonly heavy: boolean;
   readonly ifNoneMatch: string | undefined;
 }
 
@@ -209,6 +215,7 @@ function bulkEntryId(item: unknown, index: number, seen: Map<number, number>): n
 export function planRequest(registry: Registry, request: ApiRequest): Plan {
   switch (request.action) {
     case 'list':
+      return { ...request, total: listTotal(request.resource, request.list), heavy: isHeavyList(request.list) };
     case 'read':
     case 'list-tokens':
     case 'read-token':

@@ -8,7 +8,7 @@ import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { shownFields } from '../registry/managed-fields.js';
 import { decodeEntry, type EntrySelections, type Entry, type Row } from './entry-rows.js';
-import type { ListQuery } from './list-query.js';
+import { listTotal, type ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates, type ReadRowsNow } from './query-templates.js';
 
@@ -52,7 +52,7 @@ async function* walkRows(sources: WalkSources, templates: QueryTemplates, select
   for (;;) {
     const query: ListQuery = { ...list, sort: [{ column: 'id', descending: false, nullable: false }], limit: batch, offset: 0, ...(after === undefined ? { after: undefined } : { after: [after] }) };
     // No count is run: only the page statement, which asks for one row more than `batch`.
-    const statements = listStatements(db, templates, selections, resource, query, 0, capabilities, queries);
+    const statements = listStatements(db, templates, selections, resource, query, listTotal(resource, query), 0, capabilities, queries);
     const values = arrays ? statements.page.rowsNow(sources.readRowsNow, statements.pageValues) : undefined;
     const rows: Row[] | unknown[][] = values ?? ((await statements.page.execute(db, statements.pageValues)).rows as Row[]);
     const more = rows.length > batch;

@@ -1,6 +1,6 @@
 // A list request as the store runs it: columns and values only, every column named by the
 // registry (the pipeline's parse step checked the query string against it).
-import type { LinkTable } from '../registry/resource-definition.js';
+import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 
 export interface SortKey {
   readonly column: string;
@@ -35,4 +35,15 @@ export interface ListQuery {
   /** Keyset paging: the sort keys' column values of the last entry of the page before, one
    * per sort key (the page starts after it). */
   readonly after?: readonly unknown[];
+}
+
+/** How a list's total is found (docs/decisions.md, "Totals"): an unfiltered list's is the
+ * count kept in resource_counts, of the live entries or of all of them; a filtered list's is
+ * told by a page that ends the list, or else its matches are counted up to the store's cap. */
+export type ListTotal = { readonly kind: 'kept'; readonly of: 'live' | 'total' } | { readonly kind: 'counted' };
+
+export function listTotal(resource: ResourceDefinition, list: ListQuery): ListTotal {
+  const searched = list.search !== undefined && list.search.columns.length > 0;
+  if (list.filters.length > 0 || list.linkFilters.length > 0 || searched) return { kind: 'counted' };
+  return { kind: 'kept', of: resource.deletion.mode === 'soft' && !list.includeDeleted ? 'live' : 'total' };
 }

@@ -5,7 +5,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { EntrySelections } from './entry-rows.js';
-import type { ListQuery, SortKey } from './list-query.js';
+import type { ListQuery, ListTotal, SortKey } from './list-query.js';
 import type { QueryTemplate, QueryTemplates, SlotMaker } from './query-templates.js';
 
 type AnyDb = Kysely<any>;
@@ -27,6 +27,8 @@ export function listStatements(
   selections: EntrySelections,
   resource: ResourceDefinition,
   list: ListQuery,
+  /** How the total is found (list-query.ts): a count statement only for `counted`. */
+  total: ListTotal,
   countAtMost: number,
   capabilities: DatabaseCapabilities,
   queries: DialectQueries,
@@ -99,7 +101,6 @@ export function listStatements(
     }
     return query.limit(slot(values.length)).offset(slot(values.length + 1));
   });
-  const filtered = list.filters.length > 0 || list.linkFilters.length > 0 || search !== undefined;
   // A count stopped after `countAtMost` matches: read through the index of the filter, it
   // costs at most that many index entries, however many match.
   // Filtered by one set alone, the matches are the link table's rows of that id (those of
@@ -111,7 +112,7 @@ export function listStatements(
     if (linkFlag !== undefined) query = query.where(linkFlag, '=', 0);
     return query;
   };
-  const count = filtered
+  const count = total.kind === 'counted'
     ? templates.get(`count ${resource.table} ${where}`, (slot) =>
         db
           .selectFrom(counted(slot).select(sql.lit(1).as('one')).limit(slot(values.length)).as('matches'))

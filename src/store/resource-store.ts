@@ -9,8 +9,10 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
 import { ChangeSequencer } from './change-sequencer.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
+import type { Registry } from '../registry/registry.js';
+import { ConfigurationSnapshot } from './configuration-snapshot.js';
 import { sharedValues, walkEntries, walkValues, type WalkSources } from './entry-walk.js';
-import type { ListQuery } from './list-query.js';
+import { listTotal, type ListQuery, type ListTotal } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
 import { COUNT_SHARDS, probeWrite, readChanges, readCount } from './resource-counts.js';
@@ -159,9 +161,9 @@ export class ResourceStore {
    *   that, or when this page already reaches past the cap, `total` is a lower bound (the cap,
    *   or the entries up to the end of this page if more) and `totalExact` is false.
    */
-  async list(resource: ResourceDefinition, list: ListQuery): Promise<ListPage> {
+  async list(resource: ResourceDefinition, list: ListQuery, total: ListTotal = listTotal(resource, list)): Promise<ListPage> {
     const db = this.handle.db as AnyDb;
-    const statements = listStatements(db, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
+    const statements = listStatements(db, this.templates, this.selections, resource, list, total, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     // The page asked for one row more: there is a next page, which starts after the last shown.
     const more = rows.length > list.limit;
@@ -169,9 +171,8 @@ export class ResourceStore {
     const items = rows.map((row) => decodeEntry(resource, row));
     const last = rows[rows.length - 1];
     const nextAfter = more && last !== undefined ? list.sort.map((key) => last[key.column] ?? null) : undefined;
-    if (statements.count === undefined) {
-      const hideDeleted = resource.deletion.mode === 'soft' && !list.includeDeleted;
-      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, hideDeleted ? 'live' : 'total', this.countShard !== undefined), totalExact: true };
+    if (total.kind === 'kept') {
+      return { items, nextAfter, total: await readCount(this.handle.db, this.templates, resource, total.of, this.countShard !== undefined), totalExact: true };
     }
     const seen = list.offset + items.length;
     // The last page, reached without a cursor: every match is before its end.
@@ -179,7 +180,7 @@ export class ResourceStore {
     // More than the cap match (this page and the one entry after it): no count can be exact.
     const atLeast = seen + (more ? 1 : 0);
     if (list.after === undefined && atLeast > this.exactTotalMax) return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
-    const counted = Number((await statements.count.execute(db, statements.countValues)).rows[0]?.total ?? 0);
+    const counted = Number((await statements.count!.execute(db, statements.countValues)).rows[0]?.total ?? 0);
     if (counted <= this.exactTotalMax) return { items, nextAfter, total: counted, totalExact: true };
     return { items, nextAfter, total: Math.max(this.exactTotalMax, seen), totalExact: false };
   }
@@ -203,6 +204,11 @@ export class ResourceStore {
     return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
   }
 
+  /** Begins a snapshot of the stored configuration (configuration-snapshot.ts); close it once read. */
+  configurationSnapshot(registry: Registry): Promise<ConfigurationSnapshot> {
+    return ConfigurationSnapshot.open(this.handle, registry);
+  }
+
   /** The version of the lists of `resource`: moves with every committed change of its table. */
   listVersion(resource: ResourceDefinition): Promise<string> {
     return readChanges(this.handle.db, this.templates, resource, this.countShard !== undefined);
@@ -216,7 +222,7 @@ export class ResourceStore {
     list: ListQuery,
     statement: 'page' | 'count' = 'page',
   ): Promise<{ plan: Record<string, unknown>[]; readsTable: boolean; wholeTable: boolean; sortsAll: boolean }> {
-    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
+    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, listTotal(resource, list), this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     if (statement === 'count' && statements.count === undefined) throw new Error('an unfiltered list has no count');
     const explain = this.handle.queries.explain(statement === 'count' ? statements.count!.with(statements.countValues) : statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];

@@ -165,12 +165,16 @@ export class OpenApiResponseChecker {
         return [`the ${mediaType} body is not JSON`];
       }
     } else if (mediaType === 'application/yaml') {
-      // Declared as text (a string); it must also be YAML that a reader can parse.
+      // Declared as text (a string: the OpenAPI document), it must also be YAML that a reader
+      // can parse; declared as a structure (the configuration document), what it reads as is
+      // held to it.
+      let parsed: unknown;
       try {
-        parseYaml(response.text);
+        parsed = parseYaml(response.text);
       } catch {
         return ['the application/yaml body is not YAML'];
       }
+      if ((schema as { type?: unknown }).type !== 'string') body = parsed;
     }
     // Anything else is text held to its string schema (binary files are checked as text '').
     const validate = this.validator(schema);

@@ -101,6 +101,17 @@ export interface ChangeSignal {
   listen(onSignal: () => void): Promise<() => Promise<void>>;
 }
 
+/** A read-only transaction that sees the database as it was when it began, whatever commits
+ * meanwhile (the configuration export: one consistent document however long it streams). */
+export interface ReadSnapshot {
+  /** The rows of one read, in its order, `size` at a time, each as the array of its values in
+   * the order selected. The next batch is read only when asked for, so that a slow reader holds
+   * a batch, not the answer; the read is sorted once, not once per batch. */
+  batches(query: CompiledQuery, size: number): AsyncGenerator<unknown[][]>;
+  /** Ends the transaction and gives the connection back (after a failure too); once. */
+  close(): Promise<void>;
+}
+
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {
   readonly dialect: Dialect;
@@ -119,6 +130,8 @@ export interface OpenedDatabase {
   /** The same for every row of a read: each row's values in the order selected. */
   readonly readRowsNow?: (sql: string, parameters: readonly unknown[]) => unknown[][] | undefined;
   readonly changeSignal?: ChangeSignal;
+  /** Begins a ReadSnapshot on a connection of its own, which it holds until closed. */
+  openReadSnapshot(): Promise<ReadSnapshot>;
   /** The folder of a database file this process writes (SQLite), whose disk's free space
    * the service watches; undefined elsewhere. */
   readonly dataFolder?: string;
@@ -150,6 +163,9 @@ export interface DialectQueries {
    * Undefined where the index serves `lower(column) LIKE` by itself (PostgreSQL), where
    * there is none (MariaDB), or where `text` is too short for trigrams (a plain scan then). */
   searchIndexMatch(index: string, text: string): { readonly condition: (value: unknown) => RawBuilder<SqlBool>; readonly value: unknown } | undefined;
+  /** A text column as a sort key that orders by code point (UTF-8 byte order) whatever the
+   * database's collation, so that every backend sorts text alike (the configuration export). */
+  binaryOrder(column: string): Expression<unknown>;
   /** A column in a condition that must not be served by an index: one true of nearly every
    * row, which a planner that misjudges it would look up and then sort all it found. */
   notIndexed(column: string): Expression<unknown>;

@@ -1,12 +1,56 @@
 // MariaDB (and MySQL) through mysql2: a pool per instance, row locks, no RETURNING, binary
 // collation so that uniqueness is exact as on the other backends.
 import { CompiledQuery, MysqlDialect, sql } from 'kysely';
-import { createPool } from 'mysql2';
+import { createPool, type Pool, type PoolConnection } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
+
+function run(connection: PoolConnection, statement: string): Promise<void> {
+  return new Promise((done, fail) => connection.query(statement, (error) => (error ? fail(error) : done())));
+}
+
+/** Rows a snapshot's read holds before the connection is paused (back-pressure). */
+const STREAM_BUFFER_ROWS = 2000;
+
+/** A snapshot on a connection of the pool: a consistent-snapshot transaction at REPEATABLE
+ * READ. Each read is one statement whose rows are streamed, the connection paused while the
+ * reader is behind. The connection is destroyed at the end rather than given back: its
+ * statement time limit is lifted (a read paused by a slow reader may last long), and a read
+ * left half-way cannot be taken up by the next user of the pool. */
+async function openReadSnapshot(pool: Pool): Promise<ReadSnapshot> {
+  const connection = await new Promise<PoolConnection>((done, fail) => pool.getConnection((error, got) => (error ? fail(error) : done(got))));
+  try {
+    await run(connection, 'SET SESSION max_statement_time = 0');
+    await run(connection, 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    await run(connection, 'START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+  } catch (error) {
+    connection.destroy();
+    throw error;
+  }
+  let closed = false;
+  return {
+    async *batches(query, size) {
+      const rows = connection.query({ sql: query.sql, values: [...query.parameters], rowsAsArray: true }).stream({ highWaterMark: STREAM_BUFFER_ROWS });
+      let batch: unknown[][] = [];
+      for await (const row of rows) {
+        batch.push(row as unknown[]);
+        if (batch.length >= size) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      connection.destroy();
+    },
+  };
+}
 
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const parsed = parseServerUrl(url);
@@ -41,6 +85,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
       idle: queues._freeConnections.length,
       waiting: queues._connectionQueue.length,
     }),
+    openReadSnapshot: () => openReadSnapshot(pool),
   };
 }
 
@@ -125,6 +170,8 @@ export const mariadbDialect: DatabaseDialect = {
     countShard: (shards) => sql<number>`connection_id() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`group_concat(${column})`,
     searchIndexMatch: () => undefined,
+    // The tables' utf8mb4_bin collation sorts by code point already.
+    binaryOrder: (column) => sql.ref(column),
     // MariaDB weighs the condition by its index statistics.
     notIndexed: (column) => sql.ref(column),
     // InnoDB keeps persistent statistics and recomputes them after 10% of a table changed;

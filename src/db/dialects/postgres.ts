@@ -4,11 +4,52 @@ import { CompiledQuery, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase } from './database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 /** The channel on which a commit that wrote change records is signalled. */
 const CHANGE_CHANNEL = 'pmacontrol_changes';
+
+/** A snapshot on a client of the pool: REPEATABLE READ sees the database as of its first
+ * statement. Each read is a cursor of the transaction, fetched a batch at a time: the sort is
+ * made once (a keyset walk ordered under COLLATE "C" could not use the default-collation index,
+ * and would sort the table again for every batch). */
+async function openReadSnapshot(pool: pg.Pool): Promise<ReadSnapshot> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin isolation level repeatable read read only');
+  } catch (error) {
+    client.release(error as Error);
+    throw error;
+  }
+  let cursors = 0;
+  let closed = false;
+  return {
+    async *batches(query, size) {
+      cursors += 1;
+      const name = `snapshot_rows_${cursors}`;
+      await client.query({ text: `declare ${name} no scroll cursor for ${query.sql}`, values: [...query.parameters] });
+      for (;;) {
+        const { rows } = await client.query({ text: `fetch forward ${Number(size)} from ${name}`, values: [], rowMode: 'array' });
+        if (rows.length > 0) yield rows as unknown[][];
+        if (rows.length < size) break;
+      }
+      await client.query(`close ${name}`);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        // Ends the transaction and its cursors, read to the end or not.
+        await client.query('commit');
+        client.release();
+      } catch (error) {
+        // A connection that failed is not given back to the pool.
+        client.release(error as Error);
+      }
+    },
+  };
+}
 
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const pool = new pg.Pool({
@@ -28,6 +69,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   return {
     dialect: new PostgresDialect({ pool }),
     poolStatistics: () => ({ max: options.poolSize, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    openReadSnapshot: () => openReadSnapshot(pool),
     changeSignal: {
       notify: CompiledQuery.raw(`select pg_notify('${CHANGE_CHANNEL}', '')`),
       // A connection of its own, outside the pool: LISTEN holds its session. If it drops,
@@ -149,6 +191,8 @@ export const postgresDialect: DatabaseDialect = {
     countShard: (shards) => sql<number>`pg_backend_pid() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`string_agg(cast(${column} as text), ',')`,
     searchIndexMatch: () => undefined,
+    // The database's collation may sort by language rules (en_US): "C" sorts by code point.
+    binaryOrder: (column) => sql`${sql.ref(column)} collate "C"`,
     // PostgreSQL weighs the condition by its statistics (an expression would have none).
     notIndexed: (column) => sql.ref(column),
     // Autovacuum analyses too, but only after enough changes; ANALYZE reads a sample.

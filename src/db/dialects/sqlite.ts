@@ -24,6 +24,7 @@ import { makeRoom } from '../bounded-map.js';
 import { WalCheckpointer } from '../wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import { fileSnapshot, memorySnapshot } from './sqlite-snapshot.js';
 import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
 
 // A deferred BEGIN takes the write lock only at the first write: when another process (a
@@ -213,6 +214,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     readRowNow: (sql, parameters) => (database.inTransaction ? undefined : ((prepareRaw(sql).get(parameters) as unknown[] | undefined) ?? null)),
     // Batches of the monitoring answers' walks: arrays, not an object per row (entry-walk.ts).
     readRowsNow: (sql, parameters) => (database.inTransaction ? undefined : (prepareRaw(sql).all(parameters) as unknown[][])),
+    openReadSnapshot: () => (inMemory ? memorySnapshot(database) : fileSnapshot(path, SQLITE_BUSY_TIMEOUT_MS)),
     ...(writtenFile ? { dataFolder: dirname(path) } : {}),
   };
 }
@@ -322,6 +324,8 @@ export const sqliteDialect: DatabaseDialect = {
     // One writer at a time: the table's own count row is never waited for.
     countShard: () => undefined,
     joinedIds: (column) => sql`group_concat(${column})`,
+    // SQLite's own collation, BINARY, compares UTF-8 bytes: code point order.
+    binaryOrder: (column) => sql.ref(column),
     // SQLite takes an equality on an indexed column over reading the sort's index in order,
     // whatever its statistics say; a unary plus keeps the index out of it.
     notIndexed: (column) => sql`+${sql.ref(column)}`,

@@ -12,7 +12,7 @@ function packageVersion(): string {
 }
 
 /** As on lists, a parameter the route does not know is refused rather than ignored. */
-function documentFormat(query: Record<string, unknown>, accepted: readonly string[] = ['format']): DocumentFormat {
+export function documentFormat(query: Record<string, unknown>, accepted: readonly string[] = ['format']): DocumentFormat {
   for (const name of Object.keys(query)) {
     if (!accepted.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
   }
