@@ -132,6 +132,18 @@ describe('npm run config -- apply', () => {
     assert.match(reader.stderr, /HTTP 403 FORBIDDEN/);
   });
 
+  test('export writes the document an apply of which changes nothing (round trip through the CLI)', async () => {
+    const path = join(folder, 'exported.yaml');
+    const exported = await cli(['export', '--yaml', '--output', path], { CONFIG_API_TOKEN: READ });
+    assert.equal(exported.status, 0, exported.stderr);
+    const plan = await cli(['apply', path, '--dry-run', '--prune', 'tags,clients,environments,servers,aliases,ssh-keys,storage-areas']);
+    assert.equal(plan.status, 0, plan.stderr);
+    assert.match(plan.stdout, /^0 to create, 0 to update, 0 to delete, \d+ unchanged$/m);
+    const json = await cli(['export'], { CONFIG_API_TOKEN: READ });
+    assert.equal(json.status, 0, json.stderr);
+    assert.equal(JSON.parse(json.stdout).version, 1);
+  });
+
   test('a wrong command line exits 2, an unreachable service 3', async () => {
     assert.equal((await cli([])).status, 2);
     assert.equal((await cli(['apply'])).status, 2);
