@@ -1528,6 +1528,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{lang}/api/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a configuration document
+         * @description Makes the stored configuration equal to the document (JSON, or YAML with `Content-Type: application/yaml`; any subset of the resources): entries missing from the store are created, entries that differ are updated (fields the document leaves out keep their values), and, only for the resources named in `prune`, stored entries missing from the document are deleted (servers soft-deleted; built-in rows refused). Writes run in dependency order, prunes in the reverse order, all in one transaction: a refusal changes nothing, and names its place in the document in `errors[].at` (`servers[12].ip`). Every change is in the change log under the request’s id. An entry to create that has a write-only field (an SSH key’s `privée`) must carry it. The answer is the plan; applying the same document again changes and records nothing.
+         */
+        post: operations["applyConfiguration"];
+        delete?: never;
+        /**
+         * The methods this path serves
+         * @description Answers 204 with the methods of this path in `Allow`.
+         */
+        options: operations["applyConfigurationOptions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{lang}/api/openApi": {
         parameters: {
             query?: never;
@@ -4534,6 +4564,202 @@ export interface components {
             "ssh-keys": components["schemas"]["SshKeyExported"][];
             "storage-areas": components["schemas"]["StorageAreaExported"][];
         };
+        /** @description An entry of tags, identified by its natural key (name); its fields as a request sets them, references as natural keys. */
+        DocumentTag: {
+            /** @description Label shown on the tag. */
+            name?: string;
+            /** @description Text colour, #rrggbb. */
+            color?: string;
+            /** @description Background colour, #rrggbb. */
+            background?: string;
+        };
+        /** @description An entry of clients, identified by its natural key (libelle); its fields as a request sets them, references as natural keys. */
+        DocumentClient: {
+            /** @description Name of the client. */
+            libelle?: string;
+            /** @description Logo file name or URL. */
+            logo?: string;
+            /** @description Whether the client’s servers are monitored. */
+            is_monitored?: boolean | (0 | 1);
+        };
+        /** @description An entry of environments, identified by its natural key (key); its fields as a request sets them, references as natural keys. */
+        DocumentEnvironment: {
+            /** @description Name of the environment. */
+            libelle?: string;
+            /** @description Short key used in scripts. */
+            key?: string;
+            /**
+             * @description Bootstrap colour class of the badge.
+             * @enum {string}
+             */
+            class?: "danger" | "warning" | "default" | "info" | "success" | "primary";
+            /** @description One-letter badge. */
+            letter?: string;
+        };
+        /** @description An entry of servers, identified by its natural key (ip, port); its fields as a request sets them, references as natural keys. */
+        DocumentServer: {
+            /** @description IPv4 or IPv6 address, or DNS name. */
+            ip?: string;
+            /** @description MySQL port. */
+            port?: number;
+            /** @description Host name as reported by the server. */
+            hostname?: string;
+            /** @description Connect with TLS. */
+            ssl?: boolean | (0 | 1);
+            /** @description Reachable over SSH. */
+            ssh?: boolean | (0 | 1);
+            /** @description Is a proxy (ProxySQL, MaxScale …). */
+            is_proxy?: boolean | (0 | 1);
+            /** @description Is a virtual IP. */
+            is_vip?: boolean | (0 | 1);
+            /** @description Whether the server is monitored. */
+            is_monitored?: boolean | (0 | 1);
+            /** @description Id of the client that owns the server, or null. In a document: the natural key of an entry of clients. */
+            id_client?: string | null;
+            /** @description Id of the environment of the server, or null. In a document: the natural key of an entry of environments. */
+            id_environment?: string | null;
+            /** @description Ids of the tags the server carries, ascending. PUT and PATCH with tags replace the set; PATCH may send add_tags and remove_tags instead. In a document: the natural key of an entry of tags. */
+            tags?: string[];
+        };
+        /** @description An entry of aliases, identified by its natural key (dns, port); its fields as a request sets them, references as natural keys. */
+        DocumentAlias: {
+            /** @description Id of the server (not deleted) the alias points to. In a document: the natural key of an entry of servers. */
+            id_mysql_server?: string | null;
+            /**
+             * Format: hostname
+             * @description DNS name (stored in lower case).
+             */
+            dns?: string;
+            /** @description TCP port. */
+            port?: number;
+        };
+        /** @description An entry of ssh-keys, identified by its natural key (fingerprint); its fields as a request sets them, references as natural keys. */
+        DocumentSshKey: {
+            /**
+             * @description Key algorithm; must match pub.
+             * @enum {string}
+             */
+            type?: "ED25519" | "RSA";
+            /** @description One OpenSSH public key line. */
+            pub?: string;
+            /** @description SHA256 fingerprint of pub, as `ssh-keygen -l` prints it; derived, and checked if sent. */
+            fingerprint?: string;
+            /** @description Unencrypted private key (OpenSSH or PEM) matching pub. Write-only; a PUT may omit it to keep the stored one. */
+            "priv\u00E9e"?: string;
+        };
+        /** @description An entry of storage-areas, identified by its natural key (ip, port, path); its fields as a request sets them, references as natural keys. */
+        DocumentStorageArea: {
+            /** @description IPv4 or IPv6 address of the storage host. */
+            ip?: string;
+            /** @description SSH port. */
+            port?: number;
+            /** @description Absolute directory for the backups. */
+            path?: string;
+            /** @description Name of the storage area. */
+            libelle?: string;
+            /** @description Id of the SSH key used to log in. In a document: the natural key of an entry of ssh-keys. */
+            ssh_key?: string | null;
+            /** @description Where the storage is, e.g. "Paris, FR". */
+            "g\u00E9olocalisation"?: string | null;
+        };
+        /**
+         * @description A configuration document: `version` 1, then one list of entries per resource. An export is one (its `change_id` is ignored).
+         * @example {
+         *       "version": 1,
+         *       "tags": [
+         *         {
+         *           "name": "galera"
+         *         }
+         *       ],
+         *       "clients": [
+         *         {
+         *           "libelle": "ACME"
+         *         }
+         *       ],
+         *       "servers": [
+         *         {
+         *           "ip": "192.0.2.20",
+         *           "port": 3306,
+         *           "hostname": "db-01",
+         *           "id_client": "ACME",
+         *           "id_environment": "prod",
+         *           "tags": [
+         *             "galera"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        ApplyDocument: {
+            /** @constant */
+            version?: 1;
+            /** @description Written by an export; ignored by an apply. */
+            change_id?: number;
+            tags?: components["schemas"]["DocumentTag"][];
+            clients?: components["schemas"]["DocumentClient"][];
+            environments?: components["schemas"]["DocumentEnvironment"][];
+            servers?: components["schemas"]["DocumentServer"][];
+            aliases?: components["schemas"]["DocumentAlias"][];
+            "ssh-keys"?: components["schemas"]["DocumentSshKey"][];
+            "storage-areas"?: components["schemas"]["DocumentStorageArea"][];
+        };
+        ApplyChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            /** @enum {string} */
+            resource: "tags" | "clients" | "environments" | "servers" | "aliases" | "ssh-keys" | "storage-areas";
+            /** @description The entry’s natural key as one text (a server `10.0.0.5:3306`). */
+            key: string;
+            /** @description The entry’s id; null for an entry a dry run would create. */
+            id: number | null;
+            /** @description An update’s changed fields, each `[stored, document]`; references as natural keys; a write-only field as `(secret)`. */
+            fields?: {
+                [key: string]: unknown[];
+            };
+        };
+        /**
+         * @description The changes of an apply, in the order they are made, and their counts.
+         * @example {
+         *       "change_id": 42,
+         *       "counts": {
+         *         "create": 1,
+         *         "update": 1,
+         *         "delete": 0,
+         *         "unchanged": 12
+         *       },
+         *       "changes": [
+         *         {
+         *           "action": "create",
+         *           "resource": "tags",
+         *           "key": "galera",
+         *           "id": 8
+         *         },
+         *         {
+         *           "action": "update",
+         *           "resource": "servers",
+         *           "key": "10.0.0.5:3306",
+         *           "id": 7,
+         *           "fields": {
+         *             "hostname": [
+         *               "db-05",
+         *               "db-05.example"
+         *             ]
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        ApplyPlan: {
+            /** @description The id of the last change-log record once the apply is done (a dry run: of the state it was made against). */
+            change_id: number;
+            counts: {
+                create: number;
+                update: number;
+                delete: number;
+                unchanged: number;
+            };
+            changes: components["schemas"]["ApplyChange"][];
+        };
         Deleted: {
             id: number;
             /** @constant */
@@ -4560,6 +4786,8 @@ export interface components {
                 message: string;
                 /** @description In a bulk request, the position of the entry (from 0) the problem is about. */
                 index?: number;
+                /** @description In an apply, the place in the configuration document the problem is about (`servers[12].ip`). */
+                at?: string;
             }[];
             /** @description null on a 404 of an entry, as the older API answered. */
             item?: null;
@@ -11975,6 +12203,196 @@ export interface operations {
             429: components["responses"]["RateLimitedWithoutBody"];
             500: components["responses"]["InternalErrorWithoutBody"];
             503: components["responses"]["UnavailableWithoutBody"];
+        };
+    };
+    applyConfiguration: {
+        parameters: {
+            query?: {
+                /** @description true: check everything and answer the plan, change nothing (the answer carries Dry-Run: true). */
+                dry_run?: boolean;
+                /** @description Comma list of resources whose stored entries missing from the document are deleted. */
+                prune?: ("tags" | "clients" | "environments" | "servers" | "aliases" | "ssh-keys" | "storage-areas")[];
+            };
+            header?: {
+                /** @description The ETag of a reviewed plan: the apply is refused with 412 if anything changed since that plan was made, or if this document plans other changes. */
+                "If-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": 1,
+                 *       "tags": [
+                 *         {
+                 *           "name": "galera"
+                 *         }
+                 *       ],
+                 *       "clients": [
+                 *         {
+                 *           "libelle": "ACME"
+                 *         }
+                 *       ],
+                 *       "servers": [
+                 *         {
+                 *           "ip": "192.0.2.20",
+                 *           "port": 3306,
+                 *           "hostname": "db-01",
+                 *           "id_client": "ACME",
+                 *           "id_environment": "prod",
+                 *           "tags": [
+                 *             "galera"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApplyDocument"];
+                /**
+                 * @example {
+                 *       "version": 1,
+                 *       "tags": [
+                 *         {
+                 *           "name": "galera"
+                 *         }
+                 *       ],
+                 *       "clients": [
+                 *         {
+                 *           "libelle": "ACME"
+                 *         }
+                 *       ],
+                 *       "servers": [
+                 *         {
+                 *           "ip": "192.0.2.20",
+                 *           "port": 3306,
+                 *           "hostname": "db-01",
+                 *           "id_client": "ACME",
+                 *           "id_environment": "prod",
+                 *           "tags": [
+                 *             "galera"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/yaml": components["schemas"]["ApplyDocument"];
+                /**
+                 * @example {
+                 *       "version": 1,
+                 *       "tags": [
+                 *         {
+                 *           "name": "galera"
+                 *         }
+                 *       ],
+                 *       "clients": [
+                 *         {
+                 *           "libelle": "ACME"
+                 *         }
+                 *       ],
+                 *       "servers": [
+                 *         {
+                 *           "ip": "192.0.2.20",
+                 *           "port": 3306,
+                 *           "hostname": "db-01",
+                 *           "id_client": "ACME",
+                 *           "id_environment": "prod",
+                 *           "tags": [
+                 *             "galera"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/x-yaml": components["schemas"]["ApplyDocument"];
+                /**
+                 * @example {
+                 *       "version": 1,
+                 *       "tags": [
+                 *         {
+                 *           "name": "galera"
+                 *         }
+                 *       ],
+                 *       "clients": [
+                 *         {
+                 *           "libelle": "ACME"
+                 *         }
+                 *       ],
+                 *       "servers": [
+                 *         {
+                 *           "ip": "192.0.2.20",
+                 *           "port": 3306,
+                 *           "hostname": "db-01",
+                 *           "id_client": "ACME",
+                 *           "id_environment": "prod",
+                 *           "tags": [
+                 *             "galera"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "text/yaml": components["schemas"]["ApplyDocument"];
+            };
+        };
+        responses: {
+            /** @description The plan: what was changed (or, in a dry run, would be). */
+            200: {
+                headers: {
+                    /** @description Tag of the plan and of the state it was made against; send it in If-Match to apply exactly this plan. */
+                    ETag: string;
+                    "Dry-Run": components["headers"]["DryRun"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplyPlan"];
+                };
+            };
+            400: components["responses"]["MalformedJson"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            409: components["responses"]["DeleteConflict"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            507: components["responses"]["InsufficientStorage"];
+        };
+    };
+    applyConfigurationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
+                 * @example en
+                 */
+                lang: components["parameters"]["Lang"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Allowed"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getOpenApiDocument: {

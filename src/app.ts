@@ -29,6 +29,7 @@ import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
 import requestLanguagePlugin from './http/plugins/request-language.js';
 import secretBoxPlugin from './http/plugins/secret-box.js';
+import applyRoutes from './http/routes/apply.js';
 import changeRoutes from './http/routes/changes.js';
 import configApiRoutes from './http/routes/config-api.js';
 import consoleRoutes from './http/routes/console.js';
@@ -180,6 +181,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   });
   await app.register(integrationRoutes, { heavyWork });
   await app.register(configExportRoutes, { heavyWork });
+  await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
   await app.register(tokenRoutes, { context });
   await app.register(webhookRoutes);
   await app.register(openApiRoutes);

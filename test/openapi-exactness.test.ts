@@ -51,6 +51,7 @@ function endpointOf(path: string): Endpoint | undefined {
     [/^\/\{lang\}\/api\/sd\/prometheus$/, 'prometheusTargets'],
     [/^\/\{lang\}\/api\/inventory\/ansible$/, 'ansibleInventory'],
     [/^\/\{lang\}\/api\/export$/, 'configurationExport'],
+    [/^\/\{lang\}\/api\/apply$/, 'apply'],
   ];
   return rules.find(([pattern]) => pattern.test(path))?.[1];
 }

@@ -14,6 +14,8 @@ export interface Config {
   secretKey: string | undefined;
   secretKeyFile: string;
   bodyLimit: number;
+  /** The body limit of POST /{lang}/api/apply: a whole configuration document. */
+  applyBodyLimit: number;
   logLevel: string;
   /** Log bytes a reader that falls behind may leave waiting in memory; past it lines are
    * dropped and counted (src/logging/turn-batched-stdout.ts). */
@@ -226,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.SECRET_KEY || undefined,
     secretKeyFile: env.SECRET_KEY_FILE || './data/secret.key',
     bodyLimit: integerSetting(env, 'BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    applyBodyLimit: integerSetting(env, 'APPLY_BODY_LIMIT', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     logLevel,
     logBufferBytes: integerSetting(env, 'LOG_BUFFER_BYTES', 4 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     sqliteSynchronous: synchronous,

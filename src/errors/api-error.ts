@@ -54,6 +54,8 @@ export interface FieldProblem {
   message: Message;
   /** The position of the entry in a bulk request's array. */
   index?: number;
+  /** The place in a configuration document (an apply), e.g. `servers[12].ip`. */
+  at?: string;
 }
 
 export class ApiError extends Error {
@@ -119,7 +121,7 @@ export interface ProblemBody {
   code: ErrorCode;
   detail: string;
   error: string;
-  errors?: { field: string; message: string; index?: number }[];
+  errors?: { field: string; message: string; index?: number; at?: string }[];
   [extension: string]: unknown;
 }
 
@@ -136,7 +138,12 @@ export function problemBody(error: ApiError, language: MessageLanguage): Problem
     ...error.extensions,
   };
   if (error.fieldProblems.length > 0) {
-    body.errors = error.fieldProblems.map((p) => ({ field: p.field, message: render(p.message, language), ...(p.index === undefined ? {} : { index: p.index }) }));
+    body.errors = error.fieldProblems.map((p) => ({
+      field: p.field,
+      message: render(p.message, language),
+      ...(p.index === undefined ? {} : { index: p.index }),
+      ...(p.at === undefined ? {} : { at: p.at }),
+    }));
   }
   return body;
 }

@@ -296,6 +296,46 @@ const catalog = {
   },
   'webhook.urlUnresolved': { en: 'The URL’s host cannot be resolved.', fr: 'L’hôte de l’URL ne peut être résolu.' },
   'webhook.deliveryNotFound': { en: 'No delivery {id} of webhook {webhook}.', fr: 'Aucune livraison {id} du webhook {webhook}.' },
+  // configuration as code: apply (contract section 18)
+  'apply.document': {
+    en: 'must be an object: "version", then one list of entries per resource.',
+    fr: 'doit être un objet : « version », puis une liste d’entrées par ressource.',
+  },
+  'apply.version': { en: 'must be 1, the only version of the document.', fr: 'doit valoir 1, la seule version du document.' },
+  'apply.unknownResource': { en: 'no such resource in a configuration document.', fr: 'aucune ressource de ce nom dans un document de configuration.' },
+  'apply.notList': { en: 'must be a list of entries.', fr: 'doit être une liste d’entrées.' },
+  'apply.notEntry': { en: 'must be an object (one entry).', fr: 'doit être un objet (une entrée).' },
+  'apply.duplicateKey': { en: 'has the same natural key as {other}.', fr: 'a la même clé naturelle que {other}.' },
+  'apply.referenceForm': {
+    en: 'must be the natural key of an entry of {resource}, as text (or null where the field allows it).',
+    fr: 'doit être la clé naturelle d’une entrée de {resource}, en texte (ou null si le champ le permet).',
+  },
+  'apply.referenceList': {
+    en: 'must be a list of natural keys of entries of {resource}, as text, no key twice.',
+    fr: 'doit être une liste de clés naturelles d’entrées de {resource}, en texte, sans clé en double.',
+  },
+  'apply.referenceUnknown': {
+    en: 'names an entry of {resource} that is neither stored nor in the document.',
+    fr: 'désigne une entrée de {resource} qui n’est ni enregistrée ni dans le document.',
+  },
+  'apply.secretRequired': {
+    en: 'required to create this entry (an export never carries it): add it, or create the entry first.',
+    fr: 'obligatoire pour créer cette entrée (un export ne le contient jamais) : ajoutez-le, ou créez l’entrée d’abord.',
+  },
+  'apply.pruneBuiltIn': {
+    en: '{resource} "{key}" is built in and cannot be pruned: keep it in the document.',
+    fr: '{resource} « {key} » fait partie de la plateforme et ne peut être supprimé : gardez-le dans le document.',
+  },
+  'apply.refused': { en: 'The document cannot be applied ({count} error(s)); nothing was changed; see errors.', fr: 'Le document ne peut être appliqué ({count} erreur(s)) ; rien n’a été changé ; voir errors.' },
+  'query.pruneResource': {
+    en: 'Query parameter "prune" must be a comma list of resources of the document.',
+    fr: 'Le paramètre de requête « prune » doit être une liste de ressources du document, séparées par des virgules.',
+  },
+  'body.yamlMalformed': { en: 'The request body is not valid YAML.', fr: 'Le corps de la requête n’est pas du YAML valide.' },
+  'body.mediaTypeDocument': {
+    en: 'Send the document as JSON (Content-Type: application/json) or YAML (Content-Type: application/yaml).',
+    fr: 'Envoyez le document en JSON (Content-Type: application/json) ou en YAML (Content-Type: application/yaml).',
+  },
 } as const satisfies Record<string, Record<MessageLanguage, string>>;
 
 export type MessageKey = keyof typeof catalog;

@@ -18,6 +18,7 @@ import { errorResponses, problemSchema } from './error-responses.js';
 import { addImplicitOperations } from './implicit-operations.js';
 import { integrationPaths, integrationSchemas, integrationsTag } from './integration-paths.js';
 import { configurationTag, exportPaths, exportSchemas } from './export-paths.js';
+import { applyPaths, applySchemas } from './apply-paths.js';
 import { resourcePaths } from './resource-paths.js';
 import { resourceSchemas } from './resource-schemas.js';
 import { documentationPaths, probePaths } from './service-paths.js';
@@ -95,6 +96,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
       ...changePaths(context),
       ...integrationPaths(context),
       ...exportPaths(context),
+      ...applyPaths(context),
       ...documentationPaths(context),
       ...consolePaths(context),
       ...probePaths(context),
@@ -110,6 +112,7 @@ export function buildOpenApiDocument(registry: Registry, version: string, langua
         ...Object.fromEntries(changeSchemas(context)),
         ...Object.fromEntries(integrationSchemas(context)),
         ...Object.fromEntries(exportSchemas(context)),
+        ...Object.fromEntries(applySchemas(context)),
         Deleted: {
           type: 'object',
           required: ['id', 'deleted', 'mode'],

@@ -121,6 +121,7 @@ export function problemSchema(t: DocumentTexts): JsonObject {
             field: { type: 'string' },
             message: { type: 'string' },
             index: { type: 'integer', minimum: 0, description: t.problemIndex },
+            at: { type: 'string', description: t.problemAt },
           },
         },
       },

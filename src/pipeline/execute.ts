@@ -3,6 +3,7 @@
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -104,10 +105,11 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
 
 /** Runs a write's transaction, rolled back for a dry run, through the caches' layer (which
  * keeps the cached copies of what it changes out of the way). */
-async function changing<T>(
+export async function changing<T>(
   context: ExecutionContext,
   plan: { readonly dryRun: boolean; readonly author: Author },
-  changes: readonly (WritePlan | DeletePlan | RestorePlan)[],
+  /** The plans it runs, or, for work that may change any entry of these tables (an apply), the tables. */
+  changes: readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly ResourceDefinition[] },
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
@@ -134,7 +136,7 @@ async function lockExisting(tx: StoreTransaction, plan: { readonly resource: Wri
   return existing;
 }
 
-async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
+export async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   const { resource } = plan;
   const existing = plan.id === undefined ? undefined : await lockExisting(tx, { resource, id: plan.id, ifMatch: plan.ifMatch });
   const values = await checkedValues(tx, plan, existing);
@@ -191,7 +193,7 @@ async function checkReferences(tx: StoreTransaction, plan: WritePlan): Promise<F
   return problems;
 }
 
-async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
+export async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
   const { resource, id } = plan;
   const existing = await lockExisting(tx, plan);
   if (plan.guarded) throw apiError('DELETE_GUARDED', 'delete.guarded', { resource: resource.name, id });
@@ -264,7 +266,7 @@ async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | unde
 /** A bulk create: every entry checked in turn, then all stored by a few statements (the
  * store's insertMany); the first refusal names its entry by `index`. Two entries of the
  * request that clash were refused by the plan already. */
-async function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
+export async function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
   const valuesList: Record<string, unknown>[] = [];
   for (const [index, plan] of plans.entries()) {
     try {

@@ -65,7 +65,7 @@ export interface HttpInput {
 }
 
 /** Writes take `dry_run` and the parameters named, nothing else: a mistake is said, not ignored. */
-function writeQuery(query: Record<string, unknown>, allowed: readonly string[] = []): { dryRun: boolean } {
+export function writeQuery(query: Record<string, unknown>, allowed: readonly string[] = []): { dryRun: boolean } {
   refuseUnknownParameters(query, ['dry_run', ...allowed]);
   if (query.dry_run === undefined) return { dryRun: false };
   const value = single('dry_run', query.dry_run);

@@ -130,7 +130,7 @@ function referenceChecks(registry: Registry, resource: ResourceDefinition, value
   return checks;
 }
 
-function writePlan(
+export function writePlan(
   registry: Registry,
   resource: ResourceDefinition,
   mode: 'create' | 'replace' | 'patch',
@@ -151,7 +151,7 @@ function writePlan(
   };
 }
 
-function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, author: Author, dryRun: boolean): DeletePlan {
+export function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, author: Author, dryRun: boolean): DeletePlan {
   const deletion = resource.deletion;
   const pointing = registry.referencesTo(resource);
   return {

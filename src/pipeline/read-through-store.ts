@@ -18,6 +18,11 @@ import type { ListCache } from './list-cache.js';
 import type { DeletePlan, ListPlan, RestorePlan, WritePlan } from './plan.js';
 import { readAnswer, type ReadAnswer } from './shown-entry.js';
 
+
+/** What a write changes: its plans, or, for work that may change any entry of these tables (an
+ * apply), the tables. */
+export type WriteChanges = readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly ResourceDefinition[] };
+
 export class ReadThroughStore {
   constructor(
     readonly store: ResourceStore,
@@ -70,7 +75,7 @@ export class ReadThroughStore {
 
   /** A write's transaction, with the cached copies of the entries it changes out of the way
    * before and after. */
-  async transaction<T>(changes: readonly (WritePlan | DeletePlan | RestorePlan)[], work: (tx: StoreTransaction) => Promise<T>, author: Author): Promise<T> {
+  async transaction<T>(changes: WriteChanges, work: (tx: StoreTransaction) => Promise<T>, author: Author): Promise<T> {
     this.forget(changes);
     try {
       return await this.store.transaction(work, author);
@@ -79,10 +84,15 @@ export class ReadThroughStore {
     }
   }
 
-  private forget(changes: readonly (WritePlan | DeletePlan | RestorePlan)[]): void {
+  private forget(changes: WriteChanges): void {
     const cache = this.entries;
     if (cache === undefined) return;
-    for (const change of changes) {
+    if (!Array.isArray(changes)) {
+      cache.drop();
+      for (const resource of (changes as { readonly tables: readonly ResourceDefinition[] }).tables) cache.forgetListVersion(resource.table);
+      return;
+    }
+    for (const change of changes as readonly (WritePlan | DeletePlan | RestorePlan)[]) {
       // A delete that takes its entry out of other entries' sets changes those entries too.
       if (change.action === 'delete' && change.unlinks.length > 0) cache.drop();
       else if (change.id !== undefined) cache.invalidate(change.resource.table, change.id);

@@ -11,8 +11,8 @@ import type { ResourceDefinition } from '../registry/resource-definition.js';
  * a soft-deleted entry's restore, an entry's history, the change log and its stream, the API
  * tokens and one token, the document and its page, the monitoring integrations' targets
  * (Prometheus service discovery, the Ansible inventory), the operator console's page and files,
- * and the configuration document (contract section 18). */
-export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'webhooks' | 'webhook' | 'webhookRotate' | 'webhookPing' | 'webhookDeliveries' | 'webhookRedeliver' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console' | 'configurationExport';
+ * and the configuration document (contract section 18): its export and its apply. */
+export type Endpoint = 'collection' | 'item' | 'restore' | 'history' | 'changes' | 'changeStream' | 'tokens' | 'token' | 'webhooks' | 'webhook' | 'webhookRotate' | 'webhookPing' | 'webhookDeliveries' | 'webhookRedeliver' | 'openapi' | 'docs' | 'prometheusTargets' | 'ansibleInventory' | 'console' | 'configurationExport' | 'apply';
 
 export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   // PATCH and DELETE of a collection are bulk writes (contract section 12).
@@ -36,10 +36,11 @@ export const ALLOWED_METHODS: Readonly<Record<Endpoint, readonly string[]>> = {
   ansibleInventory: ['GET', 'HEAD', 'OPTIONS'],
   console: ['GET', 'HEAD', 'OPTIONS'],
   configurationExport: ['GET', 'HEAD', 'OPTIONS'],
+  apply: ['POST', 'OPTIONS'],
 };
 
 /** Endpoints whose writes carry a JSON body (restore takes none). */
-export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, webhooks: true, webhook: true, webhookRotate: false, webhookPing: false, webhookDeliveries: false, webhookRedeliver: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false, configurationExport: false };
+export const TAKES_BODY: Readonly<Record<Endpoint, boolean>> = { collection: true, item: true, restore: false, history: false, changes: false, changeStream: false, tokens: true, token: false, webhooks: true, webhook: true, webhookRotate: false, webhookPing: false, webhookDeliveries: false, webhookRedeliver: false, openapi: false, docs: false, prometheusTargets: false, ansibleInventory: false, console: false, configurationExport: false, apply: true };
 
 export interface RequestTarget {
   endpoint: Endpoint;

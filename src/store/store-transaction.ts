@@ -11,6 +11,7 @@ import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
+import { readChanges } from './resource-counts.js';
 import { rowBatches, slottedRows } from './row-batches.js';
 import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
 import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
@@ -67,6 +68,24 @@ export class StoreTransaction {
     });
     const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
     return row === undefined ? undefined : decodeEntry(resource, row);
+  }
+
+  /** Every entry of `resource` not soft-deleted, ascending by id, as responses show them: what
+   * an apply matches its document against. */
+  async liveEntries(resource: ResourceDefinition): Promise<Entry[]> {
+    const deletion = resource.deletion;
+    const query = this.templates.get(`live entries ${resource.table}`, () => {
+      const select = this.db.selectFrom(resource.table).select(this.selections.all(resource)).orderBy('id');
+      return deletion.mode === 'soft' ? select.where(deletion.liveColumn, '=', 1) : select;
+    });
+    const rows = (await query.execute(this.db, [])).rows as Row[];
+    return rows.map((row) => decodeEntry(resource, row));
+  }
+
+  /** The version of `resource`'s table as this transaction sees it: it moves with every
+   * committed change of the table (resource-counts.ts). */
+  tableVersion(resource: ResourceDefinition): Promise<string> {
+    return readChanges(this.tx, this.templates, resource, true);
   }
 
   /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns

@@ -55,7 +55,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 export default fp<{ bodyLimit: number }>(
   async (app, { bodyLimit }) => {
     app.setErrorHandler((error: FastifyError, request, reply) => {
-      const problem = error instanceof ApiError ? error : translate(error, bodyLimit);
+      // A route may take larger bodies than the rest (an apply's document).
+      const problem = error instanceof ApiError ? error : translate(error, request.routeOptions.bodyLimit ?? bodyLimit);
       // Heavy requests turned away under load are counted in one line a second by the gate
       // (pipeline/heavy-work-gate.ts), not logged one by one as failures.
       if (problem.status >= 500 && problem.detail.key !== 'heavy.busy') request.log.error({ err: error }, 'request failed');

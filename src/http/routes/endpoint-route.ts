@@ -21,9 +21,17 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 // What Fastify would have said for an object body; the pipeline hands over JSON text.
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function isJson(contentType: string | undefined): boolean {
-  const mediaType = contentType?.split(';', 1)[0]?.trim().toLowerCase();
-  return mediaType === 'application/json';
+const JSON_ONLY: readonly string[] = ['application/json'];
+
+function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(';', 1)[0]?.trim().toLowerCase();
+}
+
+/** What an endpoint takes beyond the rule of every other: another body limit (BODY_LIMIT
+ * otherwise), other media types (JSON only otherwise; each needs a parser in the route's plugin). */
+export interface EndpointBody {
+  readonly limit?: number;
+  readonly mediaTypes?: readonly string[];
 }
 
 export function endpointRoute(
@@ -33,18 +41,21 @@ export function endpointRoute(
   endpoint: Endpoint,
   handle: (target: RequestTarget, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>,
   config: FastifyContextConfig = {},
+  body: EndpointBody = {},
 ): void {
+  const mediaTypes = body.mediaTypes ?? JSON_ONLY;
   app.route({
     method: app.supportedMethods,
     url,
     config,
+    ...(body.limit === undefined ? {} : { bodyLimit: body.limit }),
     // Callback style, as the plugins' hooks: no promise per request.
     onRequest: (request, reply, done) => {
       try {
         request.target = resolveTarget(registry, endpoint, request.params as Record<string, string>, request.method);
         // Checked before the body is read, so that a body in another format is a clean 415.
-        if (TAKES_BODY[endpoint] && BODY_METHODS.has(request.method) && !isJson(request.headers['content-type'])) {
-          throw apiError('UNSUPPORTED_MEDIA_TYPE', 'body.mediaType');
+        if (TAKES_BODY[endpoint] && BODY_METHODS.has(request.method) && !mediaTypes.includes(mediaTypeOf(request.headers['content-type']) ?? '')) {
+          throw apiError('UNSUPPORTED_MEDIA_TYPE', mediaTypes === JSON_ONLY ? 'body.mediaType' : 'body.mediaTypeDocument');
         }
       } catch (error) {
         done(error as Error);
