@@ -155,16 +155,17 @@ export class WebhookDispatcher {
         const held = this.inFlight.get(delivery.webhookId) ?? 1;
         if (held === 1) this.inFlight.delete(delivery.webhookId);
         else this.inFlight.set(delivery.webhookId, held - 1);
-        // The slot is free: more attempts may start while this one's result is recorded (its
-        // lease keeps it from being claimed again meanwhile). The last claim skipped this
-        // webhook while it was at its share, which it now is no more.
+        // The slot is free once the result is recorded, not when the receiver answered: a
+        // crash then resends at most WEBHOOK_CONCURRENCY attempts of this process (those in
+        // flight), never also the answered ones still waiting for their recording. The last
+        // claim skipped this webhook while it was at its share, which it now is no more.
         if (held === this.perWebhook) this.lookForDue = true;
         this.run();
       });
     this.attempts.add(attempt);
   }
 
-  /** Makes the attempt and queues its result for recording (recordSoon). */
+  /** Makes the attempt and records its result with the others that end meanwhile (recordSoon). */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     // A webhook deleted since the claim: its deliveries went with it.
     if (target === undefined) return;
@@ -172,12 +173,13 @@ export class WebhookDispatcher {
     const { status, next } = this.outcome(delivery, result);
     const finished = { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next };
     this.ended.push({ webhookId: delivery.webhookId, finished });
-    this.recordSoon();
+    await this.recordSoon();
   }
 
-  /** Records the ended attempts now, or after the recording under way (which then takes them). */
-  private recordSoon(): void {
-    if (this.recording !== undefined) return;
+  /** Records the ended attempts now, or after the recording under way (which then takes them);
+   * settles once they are recorded (or their recording failed, which it logs). */
+  private recordSoon(): Promise<void> {
+    if (this.recording !== undefined) return this.recording;
     this.recording = (async () => {
       // Attempts that end in the same turn of the event loop join this recording.
       await new Promise((resolve) => setImmediate(resolve));
@@ -194,6 +196,7 @@ export class WebhookDispatcher {
       // A recorded failure is due again later: the poll finds it then.
       this.recording = undefined;
     });
+    return this.recording;
   }
 
   private async record(batch: readonly Ended[]): Promise<void> {
