@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { assertExact } from '../support/exact-change-log.js';
+import { assertExact, startTagWriters } from '../support/exact-change-log.js';
 import { killUnderWriters } from '../support/kill-under-writers.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -64,33 +64,16 @@ describe('change ids after the commit, under faults (issue #38)', { skip }, () =
       running.push(await startServer({ database: { ...database, url: viaProxy.toString() }, dataDir: dirs[0]!, env }));
       running.push(await startServer({ database, dataDir: dirs[1]!, env }));
       const [a, b] = running as [TestServer, TestServer];
-      const sent = new Set<string>();
-      const acknowledged = new Set<string>();
-      let stop = false;
-      let unavailable = 0;
-      const writer = async (w: number): Promise<void> => {
-        for (let n = 0; !stop; n++) {
-          const rid = `seqcut-${w}-${n}`;
-          sent.add(rid);
-          const reply = await a.request('POST', `${API}/tags`, { body: { name: rid }, headers: { 'x-request-id': rid } });
-          if (reply.status === 201) acknowledged.add(rid);
-          else {
-            assert.equal(reply.status, 503, `${reply.text}\n${a.logs().split('\n').filter((line) => /"level":50/.test(line)).slice(-3).join('\n')}`);
-            unavailable++;
-            await new Promise((done) => setTimeout(done, 50));
-          }
-        }
-      };
-      const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
+      const writers = startTagWriters(a, WRITERS, 'seqcut');
+      const { sent, acknowledged } = writers;
       await until('writes acknowledged before the cut', () => acknowledged.size >= 100, 30_000);
       await proxy.down();
       await new Promise((done) => setTimeout(done, 1500));
       await proxy.up();
       const before = acknowledged.size;
       await until('writes acknowledged again after the cut', () => acknowledged.size >= before + 100, 30_000);
-      stop = true;
-      await Promise.all(writers);
-      assert.ok(unavailable > 0, 'the cut was felt: some writes were answered 503');
+      await writers.stop();
+      assert.ok(writers.unavailable() > 0, 'the cut was felt: some writes were answered 503');
       await assertExact(b, sent, acknowledged);
     } finally {
       await Promise.all(running.map((server) => server.stop().catch(() => undefined)));

@@ -15,13 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { changesAfter, type ChangeRecord } from '../support/change-stream.js';
-import { assertExact } from '../support/exact-change-log.js';
+import { assertExact, startTagWriters } from '../support/exact-change-log.js';
 import { startPrivateDatabaseServer, type PrivateDatabaseServer } from '../support/private-database-server.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { BACKEND, createTestDatabase, type TestDatabase } from '../support/test-database.js';
 import { until } from '../support/until.js';
 
-const API = '/en/api/config';
 const WRITERS = 8;
 /** How long the database stays down: long enough that writes fail on every connection. */
 const DOWN_MS = 1500;
@@ -67,34 +66,17 @@ describe('a database restart under load (issue #38)', { skip }, () => {
       running.push(await startServer({ database, dataDir: dirs[1]!, env, process: true }));
       const [a, b] = running as [TestServer, TestServer];
       const reader = followFeed(b);
-      const sent = new Set<string>();
-      const acknowledged = new Set<string>();
-      let stop = false;
-      let unavailable = 0;
-      const writer = async (w: number): Promise<void> => {
-        for (let n = 0; !stop; n++) {
-          const rid = `dbrestart-${w}-${n}`;
-          sent.add(rid);
-          const reply = await a.request('POST', `${API}/tags`, { body: { name: rid }, headers: { 'x-request-id': rid } });
-          if (reply.status === 201) acknowledged.add(rid);
-          else {
-            assert.equal(reply.status, 503, `${reply.text}\n${a.logs().split('\n').filter((line) => /"level":50/.test(line)).slice(-3).join('\n')}`);
-            unavailable++;
-            await new Promise((done) => setTimeout(done, 50));
-          }
-        }
-      };
-      const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
+      const writers = startTagWriters(a, WRITERS, 'dbrestart');
+      const { sent, acknowledged } = writers;
       try {
         await until('writes acknowledged before the restart', () => acknowledged.size >= 150, 60_000);
         await server.crashAndRestart(DOWN_MS);
         const before = acknowledged.size;
         await until('writes acknowledged again after the restart', () => acknowledged.size >= before + 150, 60_000);
       } finally {
-        stop = true;
-        await Promise.all(writers);
+        await writers.stop();
       }
-      assert.ok(unavailable > 0, 'the restart was felt: some writes were answered 503');
+      assert.ok(writers.unavailable() > 0, 'the restart was felt: some writes were answered 503');
       const log = await assertExact(b, sent, acknowledged);
       await until('the reader has caught up', () => (reader.records.at(-1)?.id ?? 0) >= log.at(-1)!.id, 30_000);
       await reader.stop();

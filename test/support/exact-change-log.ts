@@ -48,3 +48,46 @@ export async function assertExact(server: TestServer, sent: ReadonlySet<string>,
   return records;
 }
 
+
+/** Writers creating tags on `server` until stopped, each request named by its request id
+ * (`<prefix>-<writer>-<n>`): what the fault tests write under their fault. A refusal must be
+ * 503 (the database out of reach); it is counted and the writer waits 50 ms. */
+export interface TagWriters {
+  /** Request ids sent, and those answered 201. */
+  readonly sent: Set<string>;
+  readonly acknowledged: Set<string>;
+  /** Writes answered 503 so far. */
+  unavailable(): number;
+  /** Stops the writers and waits for their last requests. */
+  stop(): Promise<void>;
+}
+
+export function startTagWriters(server: TestServer, writers: number, prefix: string): TagWriters {
+  const sent = new Set<string>();
+  const acknowledged = new Set<string>();
+  let stopped = false;
+  let unavailable = 0;
+  const writer = async (w: number): Promise<void> => {
+    for (let n = 0; !stopped; n++) {
+      const rid = `${prefix}-${w}-${n}`;
+      sent.add(rid);
+      const reply = await server.request('POST', '/en/api/config/tags', { body: { name: rid }, headers: { 'x-request-id': rid } });
+      if (reply.status === 201) acknowledged.add(rid);
+      else {
+        assert.equal(reply.status, 503, `${reply.text}\n${server.logs().split('\n').filter((line) => /"level":50/.test(line)).slice(-3).join('\n')}`);
+        unavailable++;
+        await new Promise((done) => setTimeout(done, 50));
+      }
+    }
+  };
+  const running = Array.from({ length: writers }, (_, w) => writer(w));
+  return {
+    sent,
+    acknowledged,
+    unavailable: () => unavailable,
+    stop: async () => {
+      stopped = true;
+      await Promise.all(running);
+    },
+  };
+}
