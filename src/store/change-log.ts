@@ -8,6 +8,7 @@ import type { ChangeLogTable, Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
+import { countShareUpdate } from './resource-counts.js';
 import { rowBatches, slottedRows } from './row-batches.js';
 
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'restore'] as const;
@@ -130,14 +131,7 @@ export async function writePendingChangeWithCountShare(
 ): Promise<boolean> {
   const insert = templates.get('insert pending change with count share', (slot) =>
     tx
-      .with('share', (db) =>
-        db
-          .updateTable('resource_count_shards')
-          .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
-          .where('table_name', '=', slot(2))
-          .where('shard', '=', shard)
-          .returning('shard'),
-      )
+      .with('share', (db) => countShareUpdate(db, slot, shard).returning('shard'))
       .insertInto('change_log_pending')
       .values(slottedRows(1, PENDING_COLUMNS, (index) => slot(index + 3))[0] as any)
       .returning((eb) => eb.selectFrom('share').select((inner) => inner.fn.countAll<number>().as('shares')).as('shares')),

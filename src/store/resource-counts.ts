@@ -2,11 +2,11 @@
 // delete in the same transaction, so that the `total` of an unfiltered list is one row read
 // instead of a count over a million rows. A resource added later gets its row at start-up:
 // its migration holds only its own DDL.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 import type { Database } from '../db/database-schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
-import type { QueryTemplates } from './query-templates.js';
+import type { QueryTemplates, SlotMaker } from './query-templates.js';
 
 export type CountKind = 'live' | 'total';
 
@@ -50,6 +50,16 @@ export async function readChanges(db: Kysely<Database>, templates: QueryTemplate
   return String(row.changes);
 }
 
+/** The update of a table's count share `shard`: slots 0 and 1 hold what to add to the total
+ * and live counts, slot 2 the table's name; it moves the share's change counter by one. */
+export function countShareUpdate(db: QueryCreator<Database>, slot: SlotMaker, shard: RawBuilder<number>) {
+  return db
+    .updateTable('resource_count_shards')
+    .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
+    .where('table_name', '=', slot(2))
+    .where('shard', '=', shard);
+}
+
 /** Keeps resource_counts in step with the inserts and deletes of a transaction that changed
  * the table, and moves its change counter, in the same transaction: in the share `shard`
  * (DialectQueries.countShard) where there is one, else (or if its row is missing) in the
@@ -63,13 +73,7 @@ export async function adjustCount(
   shard?: RawBuilder<number>,
 ): Promise<void> {
   if (shard !== undefined) {
-    const share = templates.get('adjust count share', (slot) =>
-      tx
-        .updateTable('resource_count_shards')
-        .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
-        .where('table_name', '=', slot(2))
-        .where('shard', '=', shard),
-    );
+    const share = templates.get('adjust count share', (slot) => countShareUpdate(tx, slot, shard));
     const result = await share.execute(tx, [total, live, resource.table]);
     if (Number(result.numAffectedRows ?? 0) > 0) return;
   }
