@@ -1,9 +1,9 @@
 // The SQL of a list request: the page and, for a filtered list, the count of its matches.
 // Columns come from the registry (the parse step checked the query string against it) and
 // every value is bound; each shape of query is compiled once (query-templates.ts).
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { EntrySelections } from './entry-rows.js';
 import type { ListQuery, ListTotal, SortKey } from './list-query.js';
 import type { QueryTemplate, QueryTemplates, SlotMaker } from './query-templates.js';
@@ -25,7 +25,7 @@ export function listStatements(
   db: AnyDb,
   templates: QueryTemplates,
   selections: EntrySelections,
-  resource: ResourceDefinition,
+  resource: CompiledResource,
   list: ListQuery,
   /** How the total is found (list-query.ts): a count statement only for `counted`. */
   total: ListTotal,
