@@ -12,8 +12,9 @@
 // snapshot already makes the batches consistent with each other, so no keyset is needed to
 // continue a read, and nothing is sorted per batch.
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DatabaseHandle, ReadSnapshot } from '../db/connect.js';
+import type { EntryTables } from '../db/database-schema.js';
 import { makeRoom } from '../db/bounded-map.js';
 import { naturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
@@ -59,7 +60,7 @@ export class ConfigurationSnapshot {
   static async open(handle: DatabaseHandle, registry: Registry): Promise<ConfigurationSnapshot> {
     const snapshot = await handle.openReadSnapshot();
     try {
-      const db = handle.db as Kysely<any>;
+      const db = handle.db;
       const query = db.selectFrom('change_log').select(sql<number>`coalesce(max(id), 0)`.as('last')).compile();
       let last = 0;
       for await (const rows of snapshot.batches(query, 1)) last = Number(rows[0]?.[0] ?? 0);
@@ -76,7 +77,7 @@ export class ConfigurationSnapshot {
 
   /** The entries of `resource`, sorted by natural key, `size` at most per batch. */
   async *entries(resource: CompiledResource, size: number): AsyncGenerator<DocumentEntry[]> {
-    const db = this.handle.db as Kysely<any>;
+    const db = this.handle.db.withTables<EntryTables>();
     const table = resource.table;
     const readers: FieldReader[] = [];
     const selected: RawBuilder<unknown>[] = [];
@@ -162,7 +163,7 @@ export class ConfigurationSnapshot {
     let keys = this.keysById.get(target);
     if (keys !== undefined) return keys;
     keys = new Map();
-    const db = this.handle.db as Kysely<any>;
+    const db = this.handle.db.withTables<EntryTables>();
     const keyFields = target.naturalKey!.map((key) => [key, target.fields[key]!] as const);
     const query = db
       .selectFrom(target.table)

@@ -4,17 +4,15 @@
 // restored, in the same transaction: a list filtered by the set trusts that copy to skip and
 // count deleted owners without reading them, so no write may leave it behind.
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import type { Kysely } from 'kysely';
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import { rowBatches, slottedRows } from './row-batches.js';
-
-type AnyDb = Kysely<any>;
+import type { EntryDatabase } from '../db/database-schema.js';
 
 /** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
  * shows them in `entry` (the owner as stored: a deleted one may still be changed). */
 export async function writeLinks(
-  db: AnyDb,
+  db: EntryDatabase,
   templates: QueryTemplates,
   resource: CompiledResource,
   entry: Entry,
@@ -53,7 +51,7 @@ export async function writeLinks(
 /** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per
  * statement (see row-batches.ts), shown in the entries as writeLinks does. */
 export async function writeNewLinks(
-  db: AnyDb,
+  db: EntryDatabase,
   templates: QueryTemplates,
   resource: CompiledResource,
   entries: readonly Entry[],
@@ -79,7 +77,7 @@ export async function writeNewLinks(
 }
 
 /** Copies an owner's new soft-delete flag (1 deleted, 0 restored) into its links. */
-export async function markLinkOwner(db: AnyDb, templates: QueryTemplates, resource: CompiledResource, id: number, deleted: 0 | 1): Promise<void> {
+export async function markLinkOwner(db: EntryDatabase, templates: QueryTemplates, resource: CompiledResource, id: number, deleted: 0 | 1): Promise<void> {
   for (const [, link] of resource.linkedFields) {
     const column = link.ownerDeletedColumn;
     if (column === undefined) continue;

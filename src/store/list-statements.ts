@@ -2,13 +2,12 @@
 // Columns come from the registry (the parse step checked the query string against it) and
 // every value is bound; each shape of query is compiled once (query-templates.ts).
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { EntryDatabase } from '../db/database-schema.js';
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
 import type { EntrySelections } from './entry-rows.js';
 import type { ListQuery, ListTotal, SortKey } from './list-query.js';
 import type { QueryTemplate, QueryTemplates, SlotMaker } from './query-templates.js';
-
-type AnyDb = Kysely<any>;
 
 export interface ListStatements {
   readonly page: QueryTemplate<unknown>;
@@ -22,7 +21,7 @@ export interface ListStatements {
 }
 
 export function listStatements(
-  db: AnyDb,
+  db: EntryDatabase,
   templates: QueryTemplates,
   selections: EntrySelections,
   resource: CompiledResource,

@@ -3,7 +3,8 @@
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import type { Kysely, RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import type { EntryDatabase, EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
@@ -42,9 +43,6 @@ export interface StoreSettings {
   readonly disk?: DiskWatch;
 }
 
-// Generic code over tables named at run time: the registry, not the compiler, vouches for them.
-type AnyDb = Kysely<any>;
-
 export class ResourceStore {
   private readonly templates = new QueryTemplates();
   private readonly selections: EntrySelections;
@@ -60,6 +58,8 @@ export class ResourceStore {
   private readonly countShard: RawBuilder<number> | undefined;
 
   private readonly handle: DatabaseHandle;
+  /** The handle's database, seen with the registry's tables (withTables only adds types). */
+  private readonly entryDb: EntryDatabase;
   /** Filtered lists count their matches exactly up to this many (see `list`). */
   private readonly exactTotalMax: number;
   /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
@@ -70,6 +70,7 @@ export class ResourceStore {
   constructor(settings: StoreSettings) {
     const { handle, resources } = settings;
     this.handle = handle;
+    this.entryDb = handle.db.withTables<EntryTables>();
     this.exactTotalMax = settings.exactTotalMax ?? 1_000;
     this.disk = settings.disk;
     this.selections = new EntrySelections(handle.queries);
@@ -160,7 +161,7 @@ export class ResourceStore {
   }
 
   async read(resource: CompiledResource, id: number): Promise<Entry | undefined> {
-    const db = this.handle.db as AnyDb;
+    const db = this.entryDb;
     const query = this.templates.get(`byId ${resource.table} false`, (slot) =>
       db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0)),
     );
@@ -179,7 +180,7 @@ export class ResourceStore {
    *   or the entries up to the end of this page if more) and `totalExact` is false.
    */
   async list(resource: CompiledResource, list: ListQuery, total: ListTotal = listTotal(resource, list)): Promise<ListPage> {
-    const db = this.handle.db as AnyDb;
+    const db = this.entryDb;
     const statements = listStatements(db, this.templates, this.selections, resource, list, total, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     // The page asked for one row more: there is a next page, which starts after the last shown.
@@ -218,7 +219,7 @@ export class ResourceStore {
   }
 
   private walkSources(): WalkSources {
-    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
+    return { db: this.entryDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
   }
 
   /** Begins a snapshot of the stored configuration (configuration-snapshot.ts); close it once read. */
@@ -239,7 +240,7 @@ export class ResourceStore {
     list: ListQuery,
     statement: 'page' | 'count' = 'page',
   ): Promise<{ plan: Record<string, unknown>[]; readsTable: boolean; wholeTable: boolean; sortsAll: boolean }> {
-    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, listTotal(resource, list), this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
+    const statements = listStatements(this.entryDb, this.templates, this.selections, resource, list, listTotal(resource, list), this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     if (statement === 'count' && statements.count === undefined) throw new Error('an unfiltered list has no count');
     const explain = this.handle.queries.explain(statement === 'count' ? statements.count!.with(statements.countValues) : statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
