@@ -5,8 +5,8 @@
 // would have quoted the client's text). Every resource of the registry, every parameter.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 import type { CompiledResource } from '../src/registry/compiled-resource.js';
+import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 import { API_TOKENS } from '../src/store/api-token-definition.js';
 import { serverPerSuite, type Reply } from './support/server.js';
 

@@ -1,8 +1,8 @@
 // The configuration export's part of the document (contract section 18): its path, its two
 // media types, and the document's schema, derived from the registry as the export itself is
 // (configuration-snapshot.ts): each resource's document fields, a reference as a text.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { MessageLanguage } from '../messages/languages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { FieldDefinition } from '../registry/resource-definition.js';
 import { parameterRef, plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { ACCESS, ALWAYS, errors } from './error-responses.js';

@@ -1,9 +1,9 @@
 // The paths of one resource, `/{lang}/api/config/{resource}`, `…/{id}`, `…/{id}/restore` where
 // deletes are soft and `…/{id}/history` (change-paths.ts), with every operation, parameter and
 // response they serve.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { SORT_KEYS_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
 import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { historyPath } from './change-paths.js';

@@ -1,9 +1,9 @@
 // The schemas of one resource: the entry as responses show it, the bodies of POST, PUT and
 // PATCH, and the envelopes of the answers. Made from the registry's field types, the very
 // schemas that validate requests, so the document cannot drift from the service.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
 import { bodyFields, isRequired, type WriteMode } from '../registry/managed-fields.js';
 import type { FieldDefinition } from '../registry/resource-definition.js';

@@ -3,9 +3,9 @@
 // entries with one key are all checked here, so that a document that cannot be applied is
 // refused whole, every place named at once (`servers[12].ip`), without opening a transaction.
 // What needs the store (references, values against stored entries) is checked by apply.ts.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { isManaged } from '../registry/managed-fields.js';
 import { naturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';

@@ -8,10 +8,10 @@
 // reverse order (servers moved off a client before the client goes). The first problem
 // stops every later write, the walk goes on only to report every problem at once, and the
 // transaction is rolled back. Decisions: docs/config-as-code.md.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { createHash } from 'node:crypto';
 import { ApiError, apiError, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
 import { naturalKeyText, parseNaturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';

@@ -1,9 +1,9 @@
 // Execute step: runs a plan through the store. A write runs in one transaction: the entry is
 // read under a lock, the preconditions and every check of the plan run, then the write; any
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';

@@ -2,8 +2,8 @@
 // (the server list's filters id_client, id_environment, tag and q, nothing else), the set of
 // servers it names (live and monitored), the names of clients, environments and tags that the
 // answers show, and the entity tag of an answer.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { apiError } from '../errors/api-error.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Registry } from '../registry/registry.js';
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';

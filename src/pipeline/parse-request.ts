@@ -1,10 +1,10 @@
 // Parse step: an HTTP request (its target, already resolved before the body was read; its
 // query string; its body; its conditional headers) becomes a typed API request. Nothing here
 // looks at the database.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Caller } from '../auth/caller.js';
 import { ApiError, apiError, fieldProblem, validationFailed } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
 import { API_TOKENS } from '../store/api-token-definition.js';

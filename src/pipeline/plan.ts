@@ -2,9 +2,9 @@
 // execute step will do (the values to write, the checks to run in the transaction, whether
 // to commit) and what the answer will be made of. No SQL, no database: a plan can be built
 // and inspected in a unit test. A dry run is a plan whose transaction is rolled back.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { aboutEntry, ApiError, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField, Registry } from '../registry/registry.js';
 import type { LinkTable } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';

@@ -7,8 +7,8 @@
 //
 // A hit is answered without a promise: the hot reads (GET by id, an unchanged list) then cost
 // no extra turn of the microtask queue.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { entryNotFound } from '../errors/api-error.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';

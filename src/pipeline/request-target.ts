@@ -1,9 +1,9 @@
 // Parse step, first part: what a request path names. Runs before the body is read, so that
 // an unknown language, resource or id is a 404 and a wrong method a 405, whatever the body
 // holds.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { apiError, entryNotFound, methodNotAllowed } from '../errors/api-error.js';
 import { isPlatformLanguage, messageLanguage, type MessageLanguage } from '../messages/languages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
 import type { Registry } from '../registry/registry.js';
 

@@ -11,11 +11,11 @@
 // caller asks (a cursor on PostgreSQL, a paused stream on MariaDB, an iterator on SQLite): the
 // snapshot already makes the batches consistent with each other, so no keyset is needed to
 // continue a read, and nothing is sorted per batch.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { DatabaseHandle, ReadSnapshot } from '../db/connect.js';
 import type { EntryTables } from '../db/database-schema.js';
 import { makeRoom } from '../db/bounded-map.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { naturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
 import type { FieldDefinition } from '../registry/resource-definition.js';

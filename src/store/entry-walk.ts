@@ -3,10 +3,10 @@
 // batch is one page statement of the list machinery (list-statements.ts), sorted by id and
 // continued after the last id read (keyset, never offset): a batch costs the same at the end
 // of a million entries as at the start, and only one batch is ever held in memory.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import { sql } from 'kysely';
 import type { EntryDatabase } from '../db/database-schema.js';
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { decodeEntry, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import { listTotal, type ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';

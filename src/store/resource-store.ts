@@ -2,10 +2,10 @@
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { RawBuilder } from 'kysely';
 import type { EntryDatabase, EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
 import { ChangeSequencer } from './change-sequencer.js';

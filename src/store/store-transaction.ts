@@ -1,9 +1,9 @@
 // The writes of one transaction, driven by the registry; its unique rules are enforced by
 // unique-rules.ts.
-import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';

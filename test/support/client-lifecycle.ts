@@ -5,8 +5,8 @@
 // --strict` checks the client's types against the code a developer would write, before the
 // program runs against the service. Key material never enters the program's text: write-only
 // values are handed to it at run time.
-import type { Registry } from '../../src/registry/registry.js';
 import type { CompiledResource } from '../../src/registry/compiled-resource.js';
+import type { Registry } from '../../src/registry/registry.js';
 import { lifecycleBody, referencedFirst, referenceFields, releasingBody } from './registry-lifecycle.js';
 
 /** What a call needs, as TypeScript expressions. */

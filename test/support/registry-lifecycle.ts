@@ -3,8 +3,8 @@
 // for each. The body is the registry's example, unless the resource's rule needs material no
 // example may show (key material): then a fixture below makes one, and a resource added
 // without either says so in the test that drives it.
-import type { Registry } from '../../src/registry/registry.js';
 import type { CompiledResource } from '../../src/registry/compiled-resource.js';
+import type { Registry } from '../../src/registry/registry.js';
 import { makeKeyPair } from './ssh-keys.js';
 
 /** Bodies for resources whose valid entries cannot be written in the registry's example. */
