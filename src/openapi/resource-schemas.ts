@@ -5,7 +5,7 @@ import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
-import { bodyFields, isRequired, type WriteMode } from '../registry/managed-fields.js';
+import { isRequired, type WriteMode } from '../registry/managed-fields.js';
 import type { FieldDefinition } from '../registry/resource-definition.js';
 import { plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 
@@ -54,7 +54,7 @@ function writeSchema(context: DocumentContext, resource: CompiledResource, mode:
   const t = context.t;
   const properties: JsonObject = {};
   const required: string[] = [];
-  for (const [name, field] of bodyFields(resource)) {
+  for (const [name, field] of resource.bodyFields) {
     const extra: JsonObject = { description: field.description[context.language] };
     if (field.readOnly) {
       properties[name] = plain(field.type.output, { ...extra, readOnly: true });
