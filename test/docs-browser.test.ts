@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Locator, type Page, type Response as BrowserResponse } from 'playwright-core';
-import { bodyFields, shownFields } from '../src/registry/managed-fields.js';
+import { bodyFields } from '../src/registry/managed-fields.js';
 import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
 import type { FieldDefinition } from '../src/registry/resource-definition.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -145,7 +145,7 @@ async function assertFieldsShown(page: Page, language: 'en' | 'fr'): Promise<voi
   const schemas = await shownSchemas(page);
   for (const resource of DEFAULT_REGISTRY.resources) {
     const expected: [string, readonly (readonly [string, FieldDefinition])[]][] = [
-      [resource.schemaName, shownFields(resource)],
+      [resource.schemaName, resource.shownFields],
       [`${resource.schemaName}Create`, bodyFields(resource)],
     ];
     for (const [schemaName, fields] of expected) {

@@ -5,9 +5,8 @@
 // would have quoted the client's text). Every resource of the registry, every parameter.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { shownFields } from '../src/registry/managed-fields.js';
+import type { CompiledResource } from '../src/registry/compiled-resource.js';
 import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
-import type { ResourceDefinition } from '../src/registry/resource-definition.js';
 import { API_TOKENS } from '../src/store/api-token-definition.js';
 import { serverPerSuite, type Reply } from './support/server.js';
 
@@ -24,8 +23,8 @@ function assertRefused(reply: Reply, parameter: string, what: string): void {
 }
 
 /** Every query parameter a list of `resource` takes, but `include_deleted` where deletes are hard. */
-function listParameters(resource: ResourceDefinition): string[] {
-  const fields = shownFields(resource)
+function listParameters(resource: CompiledResource): string[] {
+  const fields = resource.shownFields
     .filter(([, field]) => field.link === undefined)
     .map(([name]) => name);
   const links = Object.values(resource.fields).flatMap((field) => (field.link === undefined ? [] : [field.link.filter]));

@@ -1,7 +1,7 @@
 // The service's own tables, as the application sees them. The tables of the resources are
 // described by the registry (src/registry), which the store reads at run time; their
 // migrations describe them in their own words. Migrations do not import this file.
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 /** Entries per resource table, kept up to date by every insert and delete (list totals). */
 export interface ResourceCountsTable {
@@ -127,3 +127,14 @@ export interface Database {
   change_log_state: ChangeLogStateTable;
   change_log_pending: ChangeLogPendingTable;
 }
+
+/** The tables the registry describes (src/registry and the resources defined beside their
+ * stores), with their link tables: named at run time, so Kysely knows their columns only as
+ * names, and their values as unknown until a field type's column form reads them. Queries of
+ * these tables take an `EntryDatabase`, not `Kysely<any>`: a value read is unknown until it is
+ * decoded. */
+export type EntryTables = Record<string, Record<string, unknown>>;
+
+/** The service's database with the registry's tables: `handle.db.withTables<EntryTables>()`
+ * (which adds types only: the same connection, the same transaction). */
+export type EntryDatabase = Kysely<Database & EntryTables>;

@@ -2,8 +2,8 @@
 // media types, and the document's schema, derived from the registry as the export itself is
 // (configuration-snapshot.ts): each resource's document fields, a reference as a text.
 import type { MessageLanguage } from '../messages/languages.js';
-import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
-import { documentFields } from '../registry/document-fields.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
+import type { FieldDefinition } from '../registry/resource-definition.js';
 import { parameterRef, plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { ACCESS, ALWAYS, errors } from './error-responses.js';
 
@@ -55,8 +55,8 @@ function fieldSchema(context: DocumentContext, field: FieldDefinition): JsonObje
   return field.type.check(null) ? { ...key, type: ['string', 'null'] } : key;
 }
 
-function entrySchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
-  const fields = documentFields(resource);
+function entrySchema(context: DocumentContext, resource: CompiledResource): JsonObject {
+  const fields = resource.documentFields;
   return {
     type: 'object',
     required: fields.map(([name]) => name),

@@ -3,23 +3,22 @@
 // response they serve.
 import { SORT_KEYS_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
-import { shownFields } from '../registry/managed-fields.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { historyPath } from './change-paths.js';
 import { ALWAYS, BODY_ERRORS, ACCESS, STORAGE_ERRORS, errors, type ErrorName } from './error-responses.js';
 import { querySchema } from './resource-schemas.js';
 
 /** `Tags` for tags, `StorageAreas` for storage-areas: operation ids read as English. */
-function pascalPlural(resource: ResourceDefinition): string {
+function pascalPlural(resource: CompiledResource): string {
   return resource.name.replace(/(^|-)([a-z])/g, (_whole, _dash: string, letter: string) => letter.toUpperCase());
 }
 
 /** Sort keys and filters: every field a response shows (contract section 7). */
-export function listParameters(context: DocumentContext, resource: ResourceDefinition): JsonObject[] {
+export function listParameters(context: DocumentContext, resource: CompiledResource): JsonObject[] {
   const t = context.t;
-  const fields = shownFields(resource)
+  const fields = resource.shownFields
     .filter(([, field]) => field.link === undefined)
     .map(([name, field]) => [name, querySchema(field)] as const);
   const key = `-?(${fields.map(([name]) => name).join('|')})`;
@@ -47,12 +46,12 @@ export function listParameters(context: DocumentContext, resource: ResourceDefin
 }
 
 /** One entry of a bulk PATCH: the id and the first field of the registry's example. */
-function bulkPatchExample(resource: ResourceDefinition): JsonObject[] {
+function bulkPatchExample(resource: CompiledResource): JsonObject[] {
   const [name, value] = Object.entries(resource.example).find(([field]) => !resource.fields[field]?.readOnly) ?? [];
   return [name === undefined ? { id: 1 } : { id: 1, [name]: value }];
 }
 
-function deleteDescription(context: DocumentContext, resource: ResourceDefinition, users: readonly string[], holders: readonly string[], guarded: boolean): string {
+function deleteDescription(context: DocumentContext, resource: CompiledResource, users: readonly string[], holders: readonly string[], guarded: boolean): string {
   const t = context.t;
   return [
     resource.deletion.mode === 'soft' ? t.removeSoft : t.removeHard,
@@ -63,7 +62,7 @@ function deleteDescription(context: DocumentContext, resource: ResourceDefinitio
   ].join(' ');
 }
 
-export function resourcePaths(context: DocumentContext, resource: ResourceDefinition): [string, JsonObject][] {
+export function resourcePaths(context: DocumentContext, resource: CompiledResource): [string, JsonObject][] {
   const t = context.t;
   const s = resource.schemaName;
   const plural = pascalPlural(resource);

@@ -3,17 +3,18 @@
 // schemas that validate requests, so the document cannot drift from the service.
 import { LIMIT_MAX } from '../pipeline/parse-list-query.js';
 import { BULK_MAX } from '../pipeline/parse-request.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
-import { bodyFields, isRequired, shownFields, type WriteMode } from '../registry/managed-fields.js';
-import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
+import { isRequired, type WriteMode } from '../registry/managed-fields.js';
+import type { FieldDefinition } from '../registry/resource-definition.js';
 import { plain, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 
 const EXAMPLE_TIME = '2025-01-31T08:30:00.000Z';
 
 /** The registry's request example as the service would show it: defaults filled in, no secret. */
-export function entryExample(resource: ResourceDefinition): JsonObject {
+export function entryExample(resource: CompiledResource): JsonObject {
   const example: JsonObject = {};
-  for (const [name, field] of shownFields(resource)) {
+  for (const [name, field] of resource.shownFields) {
     if (name === 'id') example.id = 1;
     else if (field.readOnly && !Object.hasOwn(resource.fields, name)) example[name] = EXAMPLE_TIME;
     else if (name in resource.example) example[name] = resource.example[name];
@@ -22,9 +23,9 @@ export function entryExample(resource: ResourceDefinition): JsonObject {
   return example;
 }
 
-function entrySchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
+function entrySchema(context: DocumentContext, resource: CompiledResource): JsonObject {
   const properties: JsonObject = {};
-  for (const [name, field] of shownFields(resource)) {
+  for (const [name, field] of resource.shownFields) {
     const extra: JsonObject = { description: field.description[context.language] };
     if (field.readOnly) extra.readOnly = true;
     // What an entry holds when its POST left the field out: the reader of an entry learns it here.
@@ -49,11 +50,11 @@ function entrySchema(context: DocumentContext, resource: ResourceDefinition): Js
  * is refused, which `propertyNames` says rather than `additionalProperties: false`: validating
  * proxies (Prism) drop `readOnly` properties from request schemas, and would then refuse them.
  */
-function writeSchema(context: DocumentContext, resource: ResourceDefinition, mode: WriteMode): JsonObject {
+function writeSchema(context: DocumentContext, resource: CompiledResource, mode: WriteMode): JsonObject {
   const t = context.t;
   const properties: JsonObject = {};
   const required: string[] = [];
-  for (const [name, field] of bodyFields(resource)) {
+  for (const [name, field] of resource.bodyFields) {
     const extra: JsonObject = { description: field.description[context.language] };
     if (field.readOnly) {
       properties[name] = plain(field.type.output, { ...extra, readOnly: true });
@@ -81,7 +82,7 @@ function writeSchema(context: DocumentContext, resource: ResourceDefinition, mod
 }
 
 /** One entry of a bulk PATCH: the PATCH body, with the id of its entry. */
-function bulkPatchSchema(context: DocumentContext, resource: ResourceDefinition): JsonObject {
+function bulkPatchSchema(context: DocumentContext, resource: CompiledResource): JsonObject {
   const patch = writeSchema(context, resource, 'patch') as { properties: JsonObject };
   const id = { type: 'integer', minimum: 1, maximum: MAX_ID, description: context.t.bulkEntryId };
   // The PATCH body may carry the entry's id read-only (ignored); here it names the entry.
@@ -92,7 +93,7 @@ function bulkPatchSchema(context: DocumentContext, resource: ResourceDefinition)
 const object = (properties: JsonObject): JsonObject => ({ type: 'object', required: Object.keys(properties), additionalProperties: false, properties });
 
 /** The schemas of bulk writes (contract section 12) and of the dry run of a create. */
-function bulkSchemas(context: DocumentContext, resource: ResourceDefinition): [string, JsonObject][] {
+function bulkSchemas(context: DocumentContext, resource: CompiledResource): [string, JsonObject][] {
   const t = context.t;
   const s = resource.schemaName;
   const name = { type: 'string', const: resource.name };
@@ -113,7 +114,7 @@ function bulkSchemas(context: DocumentContext, resource: ResourceDefinition): [s
 }
 
 /** Every schema of a resource, by name (components.schemas). */
-export function resourceSchemas(context: DocumentContext, resource: ResourceDefinition): [string, JsonObject][] {
+export function resourceSchemas(context: DocumentContext, resource: CompiledResource): [string, JsonObject][] {
   const s = resource.schemaName;
   const id = { type: 'integer', minimum: 1, maximum: MAX_ID };
   const name = { type: 'string', const: resource.name };

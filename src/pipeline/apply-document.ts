@@ -5,10 +5,11 @@
 // What needs the store (references, values against stored entries) is checked by apply.ts.
 import type { FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { isManaged } from '../registry/managed-fields.js';
 import { naturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
-import { fieldNamed, type ResourceDefinition } from '../registry/resource-definition.js';
+import { fieldNamed } from '../registry/resource-definition.js';
 
 /** The version of the document this service writes and reads. */
 export const DOCUMENT_VERSION = 1;
@@ -25,7 +26,7 @@ export interface DocumentEntry {
 }
 
 export interface DocumentSection {
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly entries: readonly DocumentEntry[];
   /** The natural keys of its entries. */
   readonly keys: ReadonlySet<string>;
@@ -72,7 +73,7 @@ export async function readDocument(registry: Registry, document: unknown): Promi
   return { sections, problems };
 }
 
-async function readSection(resource: ResourceDefinition, items: readonly unknown[], problems: FieldProblem[]): Promise<DocumentSection> {
+async function readSection(resource: CompiledResource, items: readonly unknown[], problems: FieldProblem[]): Promise<DocumentSection> {
   const entries: DocumentEntry[] = [];
   const placeOfKey = new Map<string, string>();
   for (const [index, item] of items.entries()) {
@@ -103,7 +104,7 @@ async function readSection(resource: ResourceDefinition, items: readonly unknown
 /** The entry's natural key as one text: its key fields, in canonical form; a field left out
  * takes its default (a server's port), or is derived by the resource's rule (an SSH key's
  * fingerprint from its pub). Undefined, with the problems, when it cannot be told. */
-async function naturalKeyOf(resource: ResourceDefinition, body: Record<string, unknown>, at: string, problems: FieldProblem[]): Promise<string | undefined> {
+async function naturalKeyOf(resource: CompiledResource, body: Record<string, unknown>, at: string, problems: FieldProblem[]): Promise<string | undefined> {
   const values: Record<string, unknown> = {};
   const missing: string[] = [];
   let valid = true;

@@ -11,10 +11,11 @@
 import { createHash } from 'node:crypto';
 import { ApiError, apiError, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
 import { naturalKeyText, parseNaturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
-import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
+import type { FieldDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
@@ -100,7 +101,7 @@ interface StoredEntries {
 }
 
 class Applying {
-  private readonly stored = new Map<ResourceDefinition, StoredEntries>();
+  private readonly stored = new Map<CompiledResource, StoredEntries>();
   private readonly problems: FieldProblem[] = [];
   private readonly changes: PlannedChange[] = [];
   private unchanged = 0;
@@ -108,7 +109,7 @@ class Applying {
   constructor(
     private readonly tx: StoreTransaction,
     private readonly registry: Registry,
-    private readonly order: readonly ResourceDefinition[],
+    private readonly order: readonly CompiledResource[],
     private readonly sections: ReadonlyMap<string, DocumentSection>,
     private readonly request: ApplyRequest,
   ) {}
@@ -129,7 +130,7 @@ class Applying {
     return { changes: this.changes, unchanged: this.unchanged, etag };
   }
 
-  private async load(resource: ResourceDefinition): Promise<StoredEntries> {
+  private async load(resource: CompiledResource): Promise<StoredEntries> {
     let stored = this.stored.get(resource);
     if (stored === undefined) {
       const entries = await this.tx.liveEntries(resource);
@@ -198,7 +199,7 @@ class Applying {
 
   /** A write-only field an entry to create lacks is required as on POST; said so that an
    * exported SSH key (which never carries its private key) is understood. */
-  private secretsNamed(resource: ResourceDefinition, creating: boolean, problems: readonly FieldProblem[]): FieldProblem[] {
+  private secretsNamed(resource: CompiledResource, creating: boolean, problems: readonly FieldProblem[]): FieldProblem[] {
     return problems.map((problem) =>
       creating && resource.fields[problem.field]?.writeOnly === true && problem.message.key === 'field.required' ? { ...problem, message: message('apply.secretRequired') } : problem,
     );
@@ -206,7 +207,7 @@ class Applying {
 
   /** The entry's body with its references turned from natural keys into ids; undefined, with
    * the problems noted, when one names no entry. */
-  private async withIds(resource: ResourceDefinition, entry: DocumentEntry): Promise<Record<string, unknown> | undefined> {
+  private async withIds(resource: CompiledResource, entry: DocumentEntry): Promise<Record<string, unknown> | undefined> {
     const body: Record<string, unknown> = { ...entry.body };
     let found = true;
     for (const [name, field] of Object.entries(resource.fields)) {
@@ -233,7 +234,7 @@ class Applying {
     return found ? body : undefined;
   }
 
-  private async idOf(target: ResourceDefinition, text: string): Promise<number | undefined> {
+  private async idOf(target: CompiledResource, text: string): Promise<number | undefined> {
     const parsed = parseNaturalKeyText(target, text);
     if (parsed === undefined) return undefined;
     const key = naturalKeyText(target, parsed)!;
@@ -245,7 +246,7 @@ class Applying {
 
   /** The fields the document changes, `[stored, document]` as the document writes them;
    * undefined when it changes none. */
-  private async differences(resource: ResourceDefinition, plan: WritePlan, existing: Entry): Promise<Record<string, [unknown, unknown]> | undefined> {
+  private async differences(resource: CompiledResource, plan: WritePlan, existing: Entry): Promise<Record<string, [unknown, unknown]> | undefined> {
     const fields: Record<string, [unknown, unknown]> = {};
     for (const [name, value] of Object.entries(plan.values)) {
       const field = resource.fields[name]!;
@@ -267,7 +268,7 @@ class Applying {
     return Array.isArray(value) ? value.map((id: number) => keyOf.get(id) ?? id) : (keyOf.get(value as number) ?? value);
   }
 
-  private async prune(resource: ResourceDefinition): Promise<void> {
+  private async prune(resource: CompiledResource): Promise<void> {
     const stored = await this.load(resource);
     const kept = this.sections.get(resource.name)?.keys ?? new Set<string>();
     for (const entry of stored.entries) {

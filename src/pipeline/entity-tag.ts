@@ -25,7 +25,8 @@ const LIST_FORMAT = 'list 2';
 
 // The last tag of each list query object: a poll of a URL whose parsed query is reused
 // (parseListQueryOf) skips the normalising and the digest while the table's version stays.
-// List queries are never changed once parsed.
+// List queries are never changed once parsed. A memo of the pipeline, not a fact of the
+// compiled registry: it hangs on a parsed request and a table version, not on a resource.
 const tagsOfLists = new WeakMap<ListQuery, { readonly resource: ResourceDefinition; readonly version: string; readonly tag: string }>();
 
 /**

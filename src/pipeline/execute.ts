@@ -3,7 +3,7 @@
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
 import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -109,7 +109,7 @@ export async function changing<T>(
   context: ExecutionContext,
   plan: { readonly dryRun: boolean; readonly author: Author },
   /** The plans it runs, or, for work that may change any entry of these tables (an apply), the tables. */
-  changes: readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly ResourceDefinition[] },
+  changes: readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly CompiledResource[] },
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');

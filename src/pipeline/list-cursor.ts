@@ -4,6 +4,7 @@
 // deleted meanwhile never make a walk skip or repeat one that exists throughout. It is
 // base64url JSON: opaque to clients, but not secret (it holds values the page showed).
 import { apiError } from '../errors/api-error.js';
+import type { ColumnKind } from '../registry/compiled-resource.js';
 import type { SortKey } from '../store/list-query.js';
 
 const signature = (sort: readonly SortKey[]): string => sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
@@ -11,9 +12,6 @@ const signature = (sort: readonly SortKey[]): string => sort.map((key) => `${key
 export function encodeCursor(sort: readonly SortKey[], values: readonly unknown[]): string {
   return Buffer.from(JSON.stringify({ s: signature(sort), v: values })).toString('base64url');
 }
-
-/** What a sort key's column holds, as drivers read it back: a cursor's value must be of it. */
-export type ColumnKind = 'integer' | 'text';
 
 /** Every integer column is 32-bit: a value past that range fails the query on PostgreSQL. */
 const INT32_MIN = -2_147_483_648;

@@ -3,8 +3,8 @@
 // servers it names (live and monitored), the names of clients, environments and tags that the
 // answers show, and the entity tag of an answer.
 import { apiError } from '../errors/api-error.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Registry } from '../registry/registry.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { entityTagOfJson } from './entity-tag.js';
@@ -46,26 +46,26 @@ export class Memo<K, V> {
 }
 
 /** The tag ids of a server's aggregate (its column form), memoised by the aggregate's text. */
-export function tagIdsMemo(servers: ResourceDefinition): Memo<unknown, number[]> {
+export function tagIdsMemo(servers: CompiledResource): Memo<unknown, number[]> {
   const decode = servers.fields.tags!.type.fromColumn;
   return new Memo((raw) => decode(raw) as number[]);
 }
 
 /** A stored boolean's value (0/1, or true/false on PostgreSQL). */
-export function storedTrue(servers: ResourceDefinition): (value: unknown) => boolean {
+export function storedTrue(servers: CompiledResource): (value: unknown) => boolean {
   const decode = servers.fields.ssl!.type.fromColumn;
   return (value) => decode(value) === true;
 }
 
 export interface MonitoringResources {
-  readonly servers: ResourceDefinition;
-  readonly clients: ResourceDefinition;
-  readonly environments: ResourceDefinition;
-  readonly tags: ResourceDefinition;
+  readonly servers: CompiledResource;
+  readonly clients: CompiledResource;
+  readonly environments: CompiledResource;
+  readonly tags: CompiledResource;
 }
 
 export function monitoringResources(registry: Registry): MonitoringResources {
-  const find = (name: string): ResourceDefinition => {
+  const find = (name: string): CompiledResource => {
     const resource = registry.find(name);
     if (resource === undefined) throw new Error(`the monitoring integrations need the ${name} resource`);
     return resource;
@@ -74,7 +74,7 @@ export function monitoringResources(registry: Registry): MonitoringResources {
 }
 
 /** The live, monitored servers the query string narrows down. */
-export function parseTargetQuery(servers: ResourceDefinition, query: Record<string, unknown>): ListQuery {
+export function parseTargetQuery(servers: CompiledResource, query: Record<string, unknown>): ListQuery {
   refuseUnknownParameters(query, TARGET_PARAMETERS);
   const list = parseListQuery(servers, query);
   const monitored = servers.fields.is_monitored;
@@ -83,7 +83,7 @@ export function parseTargetQuery(servers: ResourceDefinition, query: Record<stri
 }
 
 /** `is_monitored = true`, in the column's own form. */
-export function monitoredFilter(servers: ResourceDefinition): ListQuery['filters'][number] {
+export function monitoredFilter(servers: CompiledResource): ListQuery['filters'][number] {
   const field = servers.fields.is_monitored!;
   return { column: field.column, value: field.type.toColumn(true) };
 }
@@ -116,7 +116,7 @@ export interface ShownNames {
 
 const EVERY: ListQuery = { limit: 1, offset: 0, sort: [], filters: [], linkFilters: [], includeDeleted: false };
 
-async function namesOf(store: ResourceStore, resource: ResourceDefinition, field: string): Promise<Map<number, string>> {
+async function namesOf(store: ResourceStore, resource: CompiledResource, field: string): Promise<Map<number, string>> {
   const names = new Map<number, string>();
   // Clients, environments and tags are the fleet's small tables (a thousand clients in the
   // bench's fleet): read whole, once per answer, instead of once per server.

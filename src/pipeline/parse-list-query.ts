@@ -3,11 +3,9 @@
 // nothing a client sends is ever spliced into SQL.
 import { makeRoom } from '../db/bounded-map.js';
 import { apiError } from '../errors/api-error.js';
-import { shownFields } from '../registry/managed-fields.js';
-import type { TSchema } from 'typebox';
-import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource, ListField } from '../registry/compiled-resource.js';
 import type { Filter, LinkFilter, ListQuery, SortKey } from '../store/list-query.js';
-import { decodeCursor, type ColumnKind } from './list-cursor.js';
+import { decodeCursor } from './list-cursor.js';
 import { parseId } from './request-target.js';
 
 export const LIMIT_DEFAULT = 100;
@@ -15,50 +13,6 @@ export const LIMIT_MAX = 1000;
 export const OFFSET_MAX = 1_000_000_000;
 export const SEARCH_MAX = 200;
 export const SORT_KEYS_MAX = 8;
-
-/** A field as lists see it: a field a response shows. */
-interface ListField {
-  column: string;
-  /** The column may hold NULL. */
-  nullable: boolean;
-  /** What the column holds otherwise, for the values of a cursor. */
-  kind: ColumnKind;
-  /** Turns the text of a query parameter into a value to compare, or undefined if invalid. */
-  parse: (text: string) => unknown;
-}
-
-function valueParser(field: FieldDefinition): (text: string) => unknown {
-  return (text) => {
-    // Try the text as the JSON value it may stand for (true, 3306), then as a string; the
-    // field's own schema decides which reading, if any, is valid.
-    const candidates: unknown[] = [];
-    if (text === 'true' || text === 'false') candidates.push(text === 'true');
-    if (/^-?\d{1,15}$/.test(text)) candidates.push(Number(text));
-    candidates.push(text.trim());
-    const accepted = candidates.find((candidate) => field.type.check(candidate));
-    return accepted === undefined ? undefined : field.type.toColumn(field.type.normalise(accepted));
-  };
-}
-
-/** Integers (booleans are stored as 0 and 1) or text, as the field's schema says. */
-function columnKind(input: TSchema): ColumnKind {
-  const schema = input as { anyOf?: { type?: unknown }[]; type?: unknown };
-  const types = schema.anyOf?.map((member) => member.type) ?? [schema.type];
-  return types.some((type) => type === 'integer' || type === 'number' || type === 'boolean') ? 'integer' : 'text';
-}
-
-const fieldsByResource = new WeakMap<ResourceDefinition, Map<string, ListField>>();
-
-function fieldsOf(resource: ResourceDefinition): Map<string, ListField> {
-  let fields = fieldsByResource.get(resource);
-  if (fields === undefined) {
-    // A set kept in a link table is neither sorted by nor compared whole: its filter names one id.
-    const compared = shownFields(resource).filter(([, field]) => field.link === undefined);
-    fields = new Map(compared.map(([name, field]) => [name, { column: field.column, nullable: field.type.check(null), kind: columnKind(field.type.input), parse: valueParser(field) }]));
-    fieldsByResource.set(resource, fields);
-  }
-  return fields;
-}
 
 /** Refuses any query parameter not in `known`: a mistake is said, not ignored. */
 export function refuseUnknownParameters(query: Record<string, unknown>, known: readonly string[]): void {
@@ -84,7 +38,7 @@ export function integerParameter(name: string, raw: unknown, min: number, max: n
   return number;
 }
 
-function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
+function parseSort(raw: unknown, fields: ReadonlyMap<string, ListField>): SortKey[] {
   if (raw === undefined) return [{ column: 'id', descending: true, nullable: false }];
   const keys = single('sort', raw).split(',');
   if (keys.length > SORT_KEYS_MAX) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
@@ -104,18 +58,16 @@ function parseSort(raw: unknown, fields: Map<string, ListField>): SortKey[] {
   return sort;
 }
 
-function parseSearch(raw: unknown, resource: ResourceDefinition): ListQuery['search'] {
+function parseSearch(raw: unknown, resource: CompiledResource): ListQuery['search'] {
   if (raw === undefined) return undefined;
   const text = single('q', raw);
   if (text.length === 0 || text.length > SEARCH_MAX) throw apiError('BAD_QUERY', 'query.search', { parameter: 'q', max: SEARCH_MAX });
-  const columns = Object.values(resource.fields)
-    .filter((field) => field.type.searchable && !field.writeOnly)
-    .map((field) => field.column);
-  return { text, columns };
+  // A copy: the list query is the caller's, the compiled resource's list is shared.
+  return { text, columns: [...resource.searchColumns] };
 }
 
-export function parseListQuery(resource: ResourceDefinition, query: Record<string, unknown>): ListQuery {
-  const fields = fieldsOf(resource);
+export function parseListQuery(resource: CompiledResource, query: Record<string, unknown>): ListQuery {
+  const fields = resource.listFields;
   const list: { -readonly [K in keyof ListQuery]: ListQuery[K] } & { filters: Filter[]; linkFilters: LinkFilter[] } = {
     limit: integerParameter('limit', query.limit, 1, LIMIT_MAX, LIMIT_DEFAULT),
     offset: integerParameter('offset', query.offset, 0, OFFSET_MAX, 0),
@@ -139,7 +91,7 @@ export function parseListQuery(resource: ResourceDefinition, query: Record<strin
       list.includeDeleted = value === 'true';
       continue;
     }
-    const link = Object.values(resource.fields).find((field) => field.link?.filter === name)?.link;
+    const link = resource.linkFilters.get(name);
     if (link !== undefined) {
       // Repeatable: entries holding every id named.
       for (const text of Array.isArray(raw) ? raw : [raw]) {
@@ -165,11 +117,13 @@ export function parseListQuery(resource: ResourceDefinition, query: Record<strin
 // query string as sent (only those that parsed; a refusal is thrown anew each time). The
 // list query kept is shared by every request of that string, which also lets its entity tag
 // be remembered (listTag). Query strings are the clients' to choose: the memo is bounded.
+// It is the pipeline's, not the compiled registry's: it holds what clients sent, not what
+// follows from a resource's definition.
 const PARSED_KEPT = 1000;
-const parsedByResource = new WeakMap<ResourceDefinition, Map<string, ListQuery>>();
+const parsedByResource = new WeakMap<CompiledResource, Map<string, ListQuery>>();
 
 /** parseListQuery, remembered by `rawQuery`: the query string `query` was parsed from. */
-export function parseListQueryOf(resource: ResourceDefinition, rawQuery: string, query: Record<string, unknown>): ListQuery {
+export function parseListQueryOf(resource: CompiledResource, rawQuery: string, query: Record<string, unknown>): ListQuery {
   let parsed = parsedByResource.get(resource);
   if (parsed === undefined) {
     parsed = new Map();

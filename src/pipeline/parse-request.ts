@@ -4,7 +4,7 @@
 import type { Caller } from '../auth/caller.js';
 import { ApiError, apiError, fieldProblem, validationFailed } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
@@ -17,7 +17,7 @@ import type { Registry } from '../registry/registry.js';
 export const BULK_MAX = 1000;
 
 interface Write {
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   /** Who makes the change: the name of the caller's token, or `anonymous`, and the request's
    * id (the change log's `actor` and `request_id`, contract section 13). */
   readonly author: Author;
@@ -26,8 +26,8 @@ interface Write {
 }
 
 export type ApiRequest =
-  | { readonly action: 'list'; readonly resource: ResourceDefinition; readonly list: ListQuery; readonly ifNoneMatch: string | undefined }
-  | { readonly action: 'read'; readonly resource: ResourceDefinition; readonly id: number; readonly ifNoneMatch: string | undefined }
+  | { readonly action: 'list'; readonly resource: CompiledResource; readonly list: ListQuery; readonly ifNoneMatch: string | undefined }
+  | { readonly action: 'read'; readonly resource: CompiledResource; readonly id: number; readonly ifNoneMatch: string | undefined }
   | (Write & { readonly action: 'create'; readonly lang: string; readonly body: unknown })
   | (Write & { readonly action: 'replace' | 'patch'; readonly id: number; readonly body: unknown; readonly ifMatch: string | undefined })
   | (Write & { readonly action: 'delete' | 'restore'; readonly id: number; readonly ifMatch: string | undefined })
@@ -46,7 +46,7 @@ export type TokenRequest =
 /** The change log's reads (contract section 13): `/changes` and an entry's history. */
 export type ChangeLogRequest =
   | { readonly action: 'changes'; readonly query: ChangeQuery }
-  | { readonly action: 'history'; readonly resource: ResourceDefinition; readonly id: number; readonly limit: number; readonly offset: number };
+  | { readonly action: 'history'; readonly resource: CompiledResource; readonly id: number; readonly limit: number; readonly offset: number };
 
 /** The parts of an HTTP request the API reads. */
 export interface HttpInput {

@@ -4,8 +4,9 @@
 // and inspected in a unit test. A dry run is a plan whose transaction is rolled back.
 import { aboutEntry, ApiError, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField, Registry } from '../registry/registry.js';
-import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
+import type { LinkTable } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import { listTotal, type ListQuery, type ListTotal } from '../store/list-query.js';
 import { isHeavyList } from './heavy-work-gate.js';
@@ -18,14 +19,14 @@ import { validateBody, type LinkChange } from './validate-body.js';
 export interface ReferenceCheck {
   readonly field: string;
   /** The resource pointed at. */
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly id: number;
   readonly mustBeLive: boolean;
 }
 
 export interface ListPlan {
   readonly action: 'list';
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   /** Columns, filters, sort and the cursor's position, as the store runs them. */
   readonly list: ListQuery;
   /** How the total is found: the kept count, or the matches counted. */
@@ -37,14 +38,14 @@ export interface ListPlan {
 
 export interface ReadPlan {
   readonly action: 'read';
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly id: number;
   readonly ifNoneMatch: string | undefined;
 }
 
 export interface WritePlan {
   readonly action: 'create' | 'update';
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   /** The entry to update; undefined for a create. */
   readonly id: number | undefined;
   /** The language segment of the path, for the `Location` of a created entry. */
@@ -65,7 +66,7 @@ export interface WritePlan {
 
 export interface DeletePlan {
   readonly action: 'delete';
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly id: number;
   readonly ifMatch: string | undefined;
   readonly mode: 'hard' | 'soft';
@@ -81,7 +82,7 @@ export interface DeletePlan {
 
 export interface RestorePlan {
   readonly action: 'restore';
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly id: number;
   readonly ifMatch: string | undefined;
   readonly author: Author;
@@ -92,7 +93,7 @@ export interface RestorePlan {
 export interface BulkPlan {
   readonly action: 'bulk';
   readonly operation: 'create' | 'update' | 'delete';
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly entries: readonly (WritePlan | DeletePlan)[];
   readonly author: Author;
   readonly dryRun: boolean;
@@ -115,7 +116,7 @@ export type ChangeLogPlan = ChangeLogRequest;
 
 export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan;
 
-function referenceChecks(registry: Registry, resource: ResourceDefinition, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
+function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
   for (const [field, definition] of Object.entries(resource.fields)) {
     const reference = definition.type.references;
@@ -132,7 +133,7 @@ function referenceChecks(registry: Registry, resource: ResourceDefinition, value
 
 export function writePlan(
   registry: Registry,
-  resource: ResourceDefinition,
+  resource: CompiledResource,
   mode: 'create' | 'replace' | 'patch',
   body: unknown,
   id: number | undefined,
@@ -151,7 +152,7 @@ export function writePlan(
   };
 }
 
-export function deletePlan(registry: Registry, resource: ResourceDefinition, id: number, ifMatch: string | undefined, author: Author, dryRun: boolean): DeletePlan {
+export function deletePlan(registry: Registry, resource: CompiledResource, id: number, ifMatch: string | undefined, author: Author, dryRun: boolean): DeletePlan {
   const deletion = resource.deletion;
   const pointing = registry.referencesTo(resource);
   return {

@@ -8,7 +8,7 @@
 // A hit is answered without a promise: the hot reads (GET by id, an unchanged list) then cost
 // no extra turn of the microtask queue.
 import { entryNotFound } from '../errors/api-error.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
@@ -21,7 +21,7 @@ import { readAnswer, type ReadAnswer } from './shown-entry.js';
 
 /** What a write changes: its plans, or, for work that may change any entry of these tables (an
  * apply), the tables. */
-export type WriteChanges = readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly ResourceDefinition[] };
+export type WriteChanges = readonly (WritePlan | DeletePlan | RestorePlan)[] | { readonly tables: readonly CompiledResource[] };
 
 export class ReadThroughStore {
   constructor(
@@ -33,11 +33,11 @@ export class ReadThroughStore {
   ) {}
 
   /** An entry as GET by id answers it; a 404 if there is none. */
-  entry(resource: ResourceDefinition, id: number): ReadAnswer | Promise<ReadAnswer> {
+  entry(resource: CompiledResource, id: number): ReadAnswer | Promise<ReadAnswer> {
     return this.entries?.get(resource.table, id) ?? this.readEntry(resource, id);
   }
 
-  private async readEntry(resource: ResourceDefinition, id: number): Promise<ReadAnswer> {
+  private async readEntry(resource: CompiledResource, id: number): Promise<ReadAnswer> {
     const ticket = this.entries?.ticket();
     const entry = await this.store.read(resource, id);
     if (entry === undefined) throw entryNotFound(resource.name, id);
@@ -47,11 +47,11 @@ export class ReadThroughStore {
   }
 
   /** The version of the lists of `resource` (the change counter a list's tag names). */
-  listVersion(resource: ResourceDefinition): string | Promise<string> {
+  listVersion(resource: CompiledResource): string | Promise<string> {
     return this.entries?.listVersion(resource.table) ?? this.readListVersion(resource);
   }
 
-  private async readListVersion(resource: ResourceDefinition): Promise<string> {
+  private async readListVersion(resource: CompiledResource): Promise<string> {
     const ticket = this.entries?.ticket();
     const version = await this.store.listVersion(resource);
     if (ticket !== undefined) this.entries?.fillListVersion(resource.table, version, ticket);
@@ -89,7 +89,7 @@ export class ReadThroughStore {
     if (cache === undefined) return;
     if (!Array.isArray(changes)) {
       cache.drop();
-      for (const resource of (changes as { readonly tables: readonly ResourceDefinition[] }).tables) cache.forgetListVersion(resource.table);
+      for (const resource of (changes as { readonly tables: readonly CompiledResource[] }).tables) cache.forgetListVersion(resource.table);
       return;
     }
     for (const change of changes as readonly (WritePlan | DeletePlan | RestorePlan)[]) {

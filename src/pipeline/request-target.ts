@@ -3,9 +3,9 @@
 // holds.
 import { apiError, entryNotFound, methodNotAllowed } from '../errors/api-error.js';
 import { isPlatformLanguage, messageLanguage, type MessageLanguage } from '../messages/languages.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { MAX_ID } from '../registry/field-types.js';
 import type { Registry } from '../registry/registry.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** The endpoints the service answers under a language: a resource's collection and items,
  * a soft-deleted entry's restore, an entry's history, the change log and its stream, the API
@@ -47,7 +47,7 @@ export interface RequestTarget {
   /** The `{lang}` segment as sent, e.g. `zh-cn`. */
   lang: string;
   language: MessageLanguage;
-  resource?: ResourceDefinition;
+  resource?: CompiledResource;
   id?: number;
   /** A webhook delivery's id (`/webhooks/{id}/deliveries/{delivery_id}/redeliver`). */
   deliveryId?: number;

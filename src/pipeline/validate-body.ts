@@ -1,8 +1,9 @@
 // Plan step, bodies: checks a request body against the registry and returns the values it
 // sets, in canonical form. Every problem of the body is reported at once, one line per field.
 import { fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
-import { isManaged, isRequired, type WriteMode } from '../registry/managed-fields.js';
-import { fieldNamed, type FieldDefinition, type ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
+import { isRequired, type WriteMode } from '../registry/managed-fields.js';
+import { fieldNamed } from '../registry/resource-definition.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -23,33 +24,12 @@ export interface ValidBody {
   readonly linkChanges: readonly LinkChange[];
 }
 
-type LinkChangeFields = ReadonlyMap<string, { field: string; set: FieldDefinition; adds: boolean }>;
-
-const linkChangeFieldsOf = new WeakMap<ResourceDefinition, LinkChangeFields>();
-
-/** The fields of a body that change a set without replacing it (`add_tags`, `remove_tags`);
- * made once per resource, since every entry of a bulk write asks. */
-function linkChangeFields(resource: ResourceDefinition): LinkChangeFields {
-  let fields = linkChangeFieldsOf.get(resource);
-  if (fields === undefined) {
-    const made = new Map<string, { field: string; set: FieldDefinition; adds: boolean }>();
-    for (const [field, set] of Object.entries(resource.fields)) {
-      if (set.link === undefined) continue;
-      made.set(set.link.addField, { field, set, adds: true });
-      made.set(set.link.removeField, { field, set, adds: false });
-    }
-    linkChangeFieldsOf.set(resource, made);
-    fields = made;
-  }
-  return fields;
-}
-
-export function validateBody(resource: ResourceDefinition, body: unknown, mode: WriteMode, pathId?: number): ValidBody {
+export function validateBody(resource: CompiledResource, body: unknown, mode: WriteMode, pathId?: number): ValidBody {
   if (!isPlainObject(body)) throw validationFailed([fieldProblem('', 'field.body')]);
 
   const problems: FieldProblem[] = [];
   const values: Record<string, unknown> = {};
-  const changeFields = linkChangeFields(resource);
+  const changeFields = resource.linkChangeFields;
   const changes = new Map<string, { add: number[]; remove: number[] }>();
   for (const [name, raw] of Object.entries(body)) {
     const change = changeFields.get(name);
@@ -65,7 +45,7 @@ export function validateBody(resource: ResourceDefinition, body: unknown, mode: 
       continue;
     }
     // A body may carry what the service manages (an entry sent back as read); it is ignored.
-    if (isManaged(resource, name)) {
+    if (resource.managedNames.has(name)) {
       if (name === 'id' && pathId !== undefined && raw !== pathId) {
         problems.push(fieldProblem('id', 'field.idMismatch', { id: pathId }));
       }

@@ -29,18 +29,6 @@ export const MANAGED_FIELDS: Readonly<Record<'id' | 'created_at' | 'updated_at',
 
 export type NamedField = readonly [name: string, field: FieldDefinition];
 
-const shownByResource = new WeakMap<ResourceDefinition, readonly NamedField[]>();
-
-/** Every field a response shows, in response order: id, the readable fields, the timestamps. */
-export function shownFields(resource: ResourceDefinition): readonly NamedField[] {
-  let shown = shownByResource.get(resource);
-  if (shown === undefined) {
-    shown = bodyFields(resource).filter(([, field]) => !field.writeOnly);
-    shownByResource.set(resource, shown);
-  }
-  return shown;
-}
-
 /** Every field a body may carry, in response order: what a response shows (an entry read and
  * sent back), and the write-only ones. The managed fields among them are ignored. */
 export function bodyFields(resource: ResourceDefinition): readonly NamedField[] {

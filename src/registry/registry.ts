@@ -2,13 +2,14 @@
 // a typo (a unique rule or a reference naming a field or resource that does not exist), or
 // with a field a request may set of a type only the service writes, stops the start-up with a
 // clear message instead of failing on the first request.
+import { compileResource, type CompiledResource } from './compiled-resource.js';
 import type { Reference } from './field-types.js';
 import type { LinkTable, ResourceDefinition } from './resource-definition.js';
 import { RESOURCES } from './resources.js';
 
 /** A field of `resource` that holds the id of an entry of another resource. */
 export interface ReferencingField {
-  readonly resource: ResourceDefinition;
+  readonly resource: CompiledResource;
   readonly field: string;
   /** Set for a field that holds a set of ids: a deleted target is taken out of the set
    * instead of refusing the delete. */
@@ -16,10 +17,14 @@ export interface ReferencingField {
 }
 
 export class Registry {
-  private readonly byName: ReadonlyMap<string, ResourceDefinition>;
+  /** Each resource compiled once (compiled-resource.ts), in the order given. */
+  readonly resources: readonly CompiledResource[];
+  private readonly byName: ReadonlyMap<string, CompiledResource>;
   private readonly pointingAt = new Map<string, ReferencingField[]>();
 
-  constructor(readonly resources: readonly ResourceDefinition[]) {
+  constructor(definitions: readonly ResourceDefinition[]) {
+    const resources = definitions.map(compileResource);
+    this.resources = resources;
     this.byName = new Map(resources.map((resource) => [resource.name, resource]));
     const problems = resources.flatMap((resource) => this.problemsOf(resource));
     if (problems.length === 0) {
@@ -41,9 +46,9 @@ export class Registry {
   /** The resources that have a natural key, each after every resource it references (so
    * that an apply creates a tag before the servers that carry it, and prunes in the reverse
    * order); ties keep the order of `resources`. The registry refuses a cycle. */
-  dependencyOrder(): readonly ResourceDefinition[] {
-    const order: ResourceDefinition[] = [];
-    const visit = (resource: ResourceDefinition): void => {
+  dependencyOrder(): readonly CompiledResource[] {
+    const order: CompiledResource[] = [];
+    const visit = (resource: CompiledResource): void => {
       if (order.includes(resource) || resource.naturalKey === undefined) return;
       for (const target of this.targetsOf(resource)) visit(target);
       order.push(resource);
@@ -53,15 +58,15 @@ export class Registry {
   }
 
   /** The resources `resource`'s fields point at (itself left out). */
-  private targetsOf(resource: ResourceDefinition): ResourceDefinition[] {
+  private targetsOf(resource: CompiledResource): CompiledResource[] {
     const targets = Object.values(resource.fields).flatMap((field) => (field.type.references === undefined ? [] : [this.target(field.type.references)]));
     return targets.filter((target) => target !== resource);
   }
 
   /** A cycle of references among the resources, as the names along it, if there is one. */
   private cycle(): string[] | undefined {
-    const state = new Map<ResourceDefinition, 'open' | 'done'>();
-    const walk = (resource: ResourceDefinition, path: string[]): string[] | undefined => {
+    const state = new Map<CompiledResource, 'open' | 'done'>();
+    const walk = (resource: CompiledResource, path: string[]): string[] | undefined => {
       if (state.get(resource) === 'done') return undefined;
       if (state.get(resource) === 'open') return [...path, resource.name];
       state.set(resource, 'open');
@@ -79,12 +84,12 @@ export class Registry {
     return undefined;
   }
 
-  find(name: string): ResourceDefinition | undefined {
+  find(name: string): CompiledResource | undefined {
     return this.byName.get(name);
   }
 
   /** The resource a reference points at (the registry checked that it exists). */
-  target(reference: Reference): ResourceDefinition {
+  target(reference: Reference): CompiledResource {
     return this.byName.get(reference.resource)!;
   }
 

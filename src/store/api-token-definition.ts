@@ -7,8 +7,8 @@ import Type from 'typebox';
 import { canonicalRange } from '../auth/address-ranges.js';
 import { TOKEN_NAME_PATTERN, TOKEN_SCOPES } from '../auth/caller.js';
 import { message } from '../messages/messages.js';
+import { compileResource, type CompiledResource } from '../registry/compiled-resource.js';
 import { fieldType, isInstant, oneOf, timestampOrNull, type FieldType } from '../registry/field-types.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 
 /** Networks one token may list in `allowed_ips`. */
 export const ALLOWED_IPS_MAX = 100;
@@ -46,7 +46,8 @@ function addressRanges(max: number): FieldType {
   });
 }
 
-export const API_TOKENS: ResourceDefinition = {
+// Kept outside the registry (its own routes and scope), so compiled here, once.
+export const API_TOKENS: CompiledResource = compileResource({
   name: 'tokens',
   schemaName: 'Token',
   table: 'api_tokens',
@@ -105,4 +106,4 @@ export const API_TOKENS: ResourceDefinition = {
   unique: [{ fields: ['name'] }],
   deletion: { mode: 'hard' },
   example: { name: 'collector-paris', scope: 'read', expires_at: '2030-01-01T00:00:00.000Z', allowed_ips: ['10.20.0.0/16', '2001:db8:20::/48'] },
-};
+});

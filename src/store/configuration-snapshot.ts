@@ -11,13 +11,14 @@
 // caller asks (a cursor on PostgreSQL, a paused stream on MariaDB, an iterator on SQLite): the
 // snapshot already makes the batches consistent with each other, so no keyset is needed to
 // continue a read, and nothing is sorted per batch.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DatabaseHandle, ReadSnapshot } from '../db/connect.js';
+import type { EntryTables } from '../db/database-schema.js';
 import { makeRoom } from '../db/bounded-map.js';
-import { documentFields } from '../registry/document-fields.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { naturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
-import type { FieldDefinition, ResourceDefinition } from '../registry/resource-definition.js';
+import type { FieldDefinition } from '../registry/resource-definition.js';
 
 /** An entry as the configuration document writes it. */
 export type DocumentEntry = Record<string, unknown>;
@@ -45,7 +46,7 @@ interface FieldReader {
 
 export class ConfigurationSnapshot {
   /** The natural keys of the entries of a resource that sets point at, by id. */
-  private readonly keysById = new Map<ResourceDefinition, Map<number, string>>();
+  private readonly keysById = new Map<CompiledResource, Map<number, string>>();
 
   private constructor(
     private readonly handle: DatabaseHandle,
@@ -59,7 +60,7 @@ export class ConfigurationSnapshot {
   static async open(handle: DatabaseHandle, registry: Registry): Promise<ConfigurationSnapshot> {
     const snapshot = await handle.openReadSnapshot();
     try {
-      const db = handle.db as Kysely<any>;
+      const db = handle.db;
       const query = db.selectFrom('change_log').select(sql<number>`coalesce(max(id), 0)`.as('last')).compile();
       let last = 0;
       for await (const rows of snapshot.batches(query, 1)) last = Number(rows[0]?.[0] ?? 0);
@@ -75,13 +76,13 @@ export class ConfigurationSnapshot {
   }
 
   /** The entries of `resource`, sorted by natural key, `size` at most per batch. */
-  async *entries(resource: ResourceDefinition, size: number): AsyncGenerator<DocumentEntry[]> {
-    const db = this.handle.db as Kysely<any>;
+  async *entries(resource: CompiledResource, size: number): AsyncGenerator<DocumentEntry[]> {
+    const db = this.handle.db.withTables<EntryTables>();
     const table = resource.table;
     const readers: FieldReader[] = [];
     const selected: RawBuilder<unknown>[] = [];
     let query = db.selectFrom(table);
-    for (const [index, [name, field]] of documentFields(resource).entries()) {
+    for (const [index, [name, field]] of resource.documentFields.entries()) {
       const reference = field.type.references;
       if (field.link !== undefined && reference !== undefined) {
         const { link } = field;
@@ -158,11 +159,11 @@ export class ConfigurationSnapshot {
   }
 
   /** The natural key of every entry of `target` by its id, read in the snapshot (once). */
-  private async keysOf(target: ResourceDefinition): Promise<Map<number, string>> {
+  private async keysOf(target: CompiledResource): Promise<Map<number, string>> {
     let keys = this.keysById.get(target);
     if (keys !== undefined) return keys;
     keys = new Map();
-    const db = this.handle.db as Kysely<any>;
+    const db = this.handle.db.withTables<EntryTables>();
     const keyFields = target.naturalKey!.map((key) => [key, target.fields[key]!] as const);
     const query = db
       .selectFrom(target.table)

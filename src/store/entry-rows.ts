@@ -4,7 +4,7 @@
 // still read in one statement.
 import { sql, type AliasedRawBuilder } from 'kysely';
 import type { DialectQueries } from '../db/connect.js';
-import { shownFields } from '../registry/managed-fields.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 
@@ -21,33 +21,22 @@ export function secretContext(resource: ResourceDefinition, column: string): str
 export type Selection = string | AliasedRawBuilder<unknown, string>;
 
 /** What a SELECT of the entries of a resource names, in response order: its columns, and for
- * each set kept in a link table, the aggregate of its ids. Made once per resource. */
+ * each set kept in a link table, the aggregate of its ids. The aggregate is the dialect's SQL
+ * (DialectQueries.joinedIds), which the registry below the database layer cannot build: so
+ * the list is made here, once per resource and store, and not in the compiled resource. */
 export class EntrySelections {
-  private readonly byResource = new WeakMap<ResourceDefinition, { all: Selection[]; stored: string[] }>();
+  private readonly byResource = new WeakMap<CompiledResource, Selection[]>();
 
   constructor(private readonly queries: DialectQueries) {}
 
   /** Everything a response shows. */
-  all(resource: ResourceDefinition): Selection[] {
-    return this.of(resource).all;
-  }
-
-  /** Only what the entry's own row holds (RETURNING cannot see links written after it). */
-  stored(resource: ResourceDefinition): string[] {
-    return this.of(resource).stored;
-  }
-
-  private of(resource: ResourceDefinition): { all: Selection[]; stored: string[] } {
-    let selections = this.byResource.get(resource);
-    if (selections === undefined) {
-      const fields = shownFields(resource);
-      selections = {
-        all: fields.map(([, field]) => (field.link === undefined ? field.column : this.linkedIds(resource, field.link, field.column))),
-        stored: fields.filter(([, field]) => field.link === undefined).map(([, field]) => field.column),
-      };
-      this.byResource.set(resource, selections);
+  all(resource: CompiledResource): Selection[] {
+    let all = this.byResource.get(resource);
+    if (all === undefined) {
+      all = resource.shownFields.map(([, field]) => (field.link === undefined ? field.column : this.linkedIds(resource, field.link, field.column)));
+      this.byResource.set(resource, all);
     }
-    return selections;
+    return all;
   }
 
   private linkedIds(resource: ResourceDefinition, link: LinkTable, alias: string): AliasedRawBuilder<unknown, string> {
@@ -56,29 +45,17 @@ export class EntrySelections {
   }
 }
 
-const linkedByResource = new WeakMap<ResourceDefinition, readonly [string, LinkTable][]>();
-
-/** The fields of a resource that are kept in link tables (every write asks). */
-export function linkedFields(resource: ResourceDefinition): readonly [string, LinkTable][] {
-  let linked = linkedByResource.get(resource);
-  if (linked === undefined) {
-    linked = Object.entries(resource.fields).flatMap(([name, field]) => (field.link === undefined ? [] : [[name, field.link] as [string, LinkTable]]));
-    linkedByResource.set(resource, linked);
-  }
-  return linked;
-}
-
-export function decodeEntry(resource: ResourceDefinition, row: Row): Entry {
+export function decodeEntry(resource: CompiledResource, row: Row): Entry {
   const entry: Record<string, unknown> = {};
-  for (const [name, field] of shownFields(resource)) entry[name] = field.type.fromColumn(row[field.column]);
+  for (const [name, field] of resource.shownFields) entry[name] = field.type.fromColumn(row[field.column]);
   return entry as Entry;
 }
 
 /** The same from a row's values in the order EntrySelections.all selects them, which is the
- * order of shownFields. */
-export function decodeEntryValues(resource: ResourceDefinition, values: readonly unknown[]): Entry {
+ * order of the resource's shownFields. */
+export function decodeEntryValues(resource: CompiledResource, values: readonly unknown[]): Entry {
   const entry: Record<string, unknown> = {};
-  const fields = shownFields(resource);
+  const fields = resource.shownFields;
   for (let i = 0; i < fields.length; i++) {
     const [name, field] = fields[i]!;
     entry[name] = field.type.fromColumn(values[i]);

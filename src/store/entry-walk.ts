@@ -3,19 +3,17 @@
 // batch is one page statement of the list machinery (list-statements.ts), sorted by id and
 // continued after the last id read (keyset, never offset): a batch costs the same at the end
 // of a million entries as at the start, and only one batch is ever held in memory.
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { EntryDatabase } from '../db/database-schema.js';
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { shownFields } from '../registry/managed-fields.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import { decodeEntry, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import { listTotal, type ListQuery } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates, type ReadRowsNow } from './query-templates.js';
 
-type AnyDb = Kysely<any>;
-
 export interface WalkSources {
-  readonly db: AnyDb;
+  readonly db: EntryDatabase;
   readonly templates: QueryTemplates;
   readonly selections: EntrySelections;
   readonly capabilities: DatabaseCapabilities;
@@ -26,6 +24,8 @@ export interface WalkSources {
 
 // Walks that read only some fields (the monitoring answers need ten of a server's thirty)
 // compile their statements apart: a template's key names its clauses, not its columns.
+// Compiled statements are SQL, so they stay the store's memo rather than the compiled
+// resource's (the registry is below the database layer).
 const narrowTemplates = new WeakMap<QueryTemplates, Map<string, QueryTemplates>>();
 
 function templatesFor(templates: QueryTemplates, key: string): QueryTemplates {
@@ -46,7 +46,7 @@ function templatesFor(templates: QueryTemplates, key: string): QueryTemplates {
  * `batch` at most per statement: each as the driver gives it (an object), or as the array of
  * its values where `arrays` is set and the database reads them at once (SQLite), which saves
  * building an object per row (a third of the walk at 100,000 servers). The id comes first. */
-async function* walkRows(sources: WalkSources, templates: QueryTemplates, selections: EntrySelections, resource: ResourceDefinition, list: ListQuery, batch: number, arrays: boolean): AsyncGenerator<Row[] | unknown[][]> {
+async function* walkRows(sources: WalkSources, templates: QueryTemplates, selections: EntrySelections, resource: CompiledResource, list: ListQuery, batch: number, arrays: boolean): AsyncGenerator<Row[] | unknown[][]> {
   const { db, capabilities, queries } = sources;
   let after: number | undefined;
   for (;;) {
@@ -66,7 +66,7 @@ async function* walkRows(sources: WalkSources, templates: QueryTemplates, select
 
 /** The entries `list` matches (its sort, limit, offset and cursor are ignored), ascending by
  * id, `batch` at most per statement. */
-export async function* walkEntries(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
+export async function* walkEntries(sources: WalkSources, resource: CompiledResource, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
   for await (const rows of walkRows(sources, sources.templates, sources.selections, resource, list, batch, false)) yield (rows as Row[]).map((row) => decodeEntry(resource, row));
 }
 
@@ -74,8 +74,8 @@ export async function* walkEntries(sources: WalkSources, resource: ResourceDefin
  * aggregate): each entry as an array, `[id, ...fields]`, the values in their column form, as
  * the database gives them (the caller decodes what it uses, once per distinct value if it
  * likes). */
-export async function* walkValues(sources: WalkSources, resource: ResourceDefinition, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
-  const shown = shownFields(resource);
+export async function* walkValues(sources: WalkSources, resource: CompiledResource, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
+  const shown = resource.shownFields;
   const all = sources.selections.all(resource);
   const picked = fields.map((name) => {
     const index = shown.findIndex(([shownName]) => shownName === name);
@@ -107,7 +107,7 @@ export async function* walkValues(sources: WalkSources, resource: ResourceDefini
 
 /** The values of `column` that more than one live entry with the `filters` holds (empty text
  * left out): one grouped statement, whose answer is as long as the duplicates, not the entries. */
-export async function sharedValues(sources: WalkSources, resource: ResourceDefinition, filters: ListQuery['filters'], column: string): Promise<Set<string>> {
+export async function sharedValues(sources: WalkSources, resource: CompiledResource, filters: ListQuery['filters'], column: string): Promise<Set<string>> {
   const { db, templates, queries } = sources;
   const flag = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
   const key = `shared ${resource.table} ${column} ${filters.map((filter) => filter.column).join(',')}`;

@@ -3,26 +3,24 @@
 // gets the owner's state on every row written, and again when the owner is deleted or
 // restored, in the same transaction: a list filtered by the set trusts that copy to skip and
 // count deleted owners without reading them, so no write may leave it behind.
-import type { Kysely } from 'kysely';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { linkedFields, type Entry } from './entry-rows.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
+import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import { rowBatches, slottedRows } from './row-batches.js';
-
-type AnyDb = Kysely<any>;
+import type { EntryDatabase } from '../db/database-schema.js';
 
 /** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
  * shows them in `entry` (the owner as stored: a deleted one may still be changed). */
 export async function writeLinks(
-  db: AnyDb,
+  db: EntryDatabase,
   templates: QueryTemplates,
-  resource: ResourceDefinition,
+  resource: CompiledResource,
   entry: Entry,
   values: Record<string, unknown>,
   existing: Entry | undefined,
 ): Promise<void> {
   const deleted = resource.deletion.mode === 'soft' && entry[resource.deletion.flagField] === 1 ? 1 : 0;
-  for (const [name, link] of linkedFields(resource)) {
+  for (const [name, link] of resource.linkedFields) {
     const previous = (existing?.[name] as number[] | undefined) ?? [];
     const next = (values[name] as number[] | undefined) ?? previous;
     entry[name] = next;
@@ -53,13 +51,13 @@ export async function writeLinks(
 /** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per
  * statement (see row-batches.ts), shown in the entries as writeLinks does. */
 export async function writeNewLinks(
-  db: AnyDb,
+  db: EntryDatabase,
   templates: QueryTemplates,
-  resource: ResourceDefinition,
+  resource: CompiledResource,
   entries: readonly Entry[],
   valuesList: readonly Record<string, unknown>[],
 ): Promise<void> {
-  for (const [name, link] of linkedFields(resource)) {
+  for (const [name, link] of resource.linkedFields) {
     const flagged = link.ownerDeletedColumn;
     const columns = flagged === undefined ? [link.ownerColumn, link.targetColumn] : [link.ownerColumn, link.targetColumn, flagged];
     const rows: unknown[][] = [];
@@ -79,8 +77,8 @@ export async function writeNewLinks(
 }
 
 /** Copies an owner's new soft-delete flag (1 deleted, 0 restored) into its links. */
-export async function markLinkOwner(db: AnyDb, templates: QueryTemplates, resource: ResourceDefinition, id: number, deleted: 0 | 1): Promise<void> {
-  for (const [, link] of linkedFields(resource)) {
+export async function markLinkOwner(db: EntryDatabase, templates: QueryTemplates, resource: CompiledResource, id: number, deleted: 0 | 1): Promise<void> {
+  for (const [, link] of resource.linkedFields) {
     const column = link.ownerDeletedColumn;
     if (column === undefined) continue;
     const query = templates.get(`mark owner ${link.table}`, (slot) => db.updateTable(link.table).set({ [column]: slot(0) }).where(link.ownerColumn, '=', slot(1)));

@@ -1,14 +1,13 @@
 // The SQL of a list request: the page and, for a filtered list, the count of its matches.
 // Columns come from the registry (the parse step checked the query string against it) and
 // every value is bound; each shape of query is compiled once (query-templates.ts).
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { EntryDatabase } from '../db/database-schema.js';
 import type { DatabaseCapabilities, DialectQueries } from '../db/connect.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { EntrySelections } from './entry-rows.js';
 import type { ListQuery, ListTotal, SortKey } from './list-query.js';
 import type { QueryTemplate, QueryTemplates, SlotMaker } from './query-templates.js';
-
-type AnyDb = Kysely<any>;
 
 export interface ListStatements {
   readonly page: QueryTemplate<unknown>;
@@ -22,10 +21,10 @@ export interface ListStatements {
 }
 
 export function listStatements(
-  db: AnyDb,
+  db: EntryDatabase,
   templates: QueryTemplates,
   selections: EntrySelections,
-  resource: ResourceDefinition,
+  resource: CompiledResource,
   list: ListQuery,
   /** How the total is found (list-query.ts): a count statement only for `counted`. */
   total: ListTotal,

@@ -32,8 +32,9 @@ export class QueryTemplate<Row> {
     return new QueryTemplate<Row>(compiled.sql, compiled.parameters);
   }
 
-  /** Runs on `executor` (the database or a transaction) with `values` in the slots. */
-  execute(executor: Kysely<any>, values: readonly unknown[]): Promise<QueryResult<Row>> {
+  /** Runs on `executor` (the database or a transaction, whatever tables it is typed with)
+   * with `values` in the slots. */
+  execute(executor: Pick<Kysely<never>, 'executeQuery'>, values: readonly unknown[]): Promise<QueryResult<Row>> {
     return executor.executeQuery(this.with(values));
   }
 

@@ -2,9 +2,10 @@
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
-import type { Kysely, RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
+import type { EntryDatabase, EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
 import { ChangeSequencer } from './change-sequencer.js';
@@ -35,15 +36,12 @@ export interface StoreSettings {
   readonly handle: DatabaseHandle;
   readonly secrets: SecretBox;
   /** The resources it stores; the first one's count row serves to try a write. */
-  readonly resources: readonly ResourceDefinition[];
+  readonly resources: readonly CompiledResource[];
   /** Filtered lists count their matches exactly up to this many (see `list`); 1,000 unless said. */
   readonly exactTotalMax?: number;
   /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
   readonly disk?: DiskWatch;
 }
-
-// Generic code over tables named at run time: the registry, not the compiler, vouches for them.
-type AnyDb = Kysely<any>;
 
 export class ResourceStore {
   private readonly templates = new QueryTemplates();
@@ -60,6 +58,8 @@ export class ResourceStore {
   private readonly countShard: RawBuilder<number> | undefined;
 
   private readonly handle: DatabaseHandle;
+  /** The handle's database, seen with the registry's tables (withTables only adds types). */
+  private readonly entryDb: EntryDatabase;
   /** Filtered lists count their matches exactly up to this many (see `list`). */
   private readonly exactTotalMax: number;
   /** Free space on the database's disk (SQLite): writes are refused below its flood stage. */
@@ -70,6 +70,7 @@ export class ResourceStore {
   constructor(settings: StoreSettings) {
     const { handle, resources } = settings;
     this.handle = handle;
+    this.entryDb = handle.db.withTables<EntryTables>();
     this.exactTotalMax = settings.exactTotalMax ?? 1_000;
     this.disk = settings.disk;
     this.selections = new EntrySelections(handle.queries);
@@ -159,8 +160,8 @@ export class ResourceStore {
     }
   }
 
-  async read(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
-    const db = this.handle.db as AnyDb;
+  async read(resource: CompiledResource, id: number): Promise<Entry | undefined> {
+    const db = this.entryDb;
     const query = this.templates.get(`byId ${resource.table} false`, (slot) =>
       db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0)),
     );
@@ -178,8 +179,8 @@ export class ResourceStore {
    *   that, or when this page already reaches past the cap, `total` is a lower bound (the cap,
    *   or the entries up to the end of this page if more) and `totalExact` is false.
    */
-  async list(resource: ResourceDefinition, list: ListQuery, total: ListTotal = listTotal(resource, list)): Promise<ListPage> {
-    const db = this.handle.db as AnyDb;
+  async list(resource: CompiledResource, list: ListQuery, total: ListTotal = listTotal(resource, list)): Promise<ListPage> {
+    const db = this.entryDb;
     const statements = listStatements(db, this.templates, this.selections, resource, list, total, this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     const rows = (await statements.page.execute(db, statements.pageValues)).rows as Row[];
     // The page asked for one row more: there is a next page, which starts after the last shown.
@@ -203,22 +204,22 @@ export class ResourceStore {
   }
 
   /** Every entry `list` matches, ascending by id, `batch` at a time (entry-walk.ts). */
-  walk(resource: ResourceDefinition, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
+  walk(resource: CompiledResource, list: ListQuery, batch: number): AsyncGenerator<Entry[]> {
     return walkEntries(this.walkSources(), resource, list, batch);
   }
 
   /** The same, each entry as `[id, ...fields]` in column form (entry-walk.ts). */
-  walkValues(resource: ResourceDefinition, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
+  walkValues(resource: CompiledResource, list: ListQuery, batch: number, fields: readonly string[]): AsyncGenerator<unknown[][]> {
     return walkValues(this.walkSources(), resource, list, batch, fields);
   }
 
   /** The values of `column` held by more than one live entry with the `filters`. */
-  sharedValues(resource: ResourceDefinition, filters: ListQuery['filters'], column: string): Promise<Set<string>> {
+  sharedValues(resource: CompiledResource, filters: ListQuery['filters'], column: string): Promise<Set<string>> {
     return sharedValues(this.walkSources(), resource, filters, column);
   }
 
   private walkSources(): WalkSources {
-    return { db: this.handle.db as AnyDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
+    return { db: this.entryDb, templates: this.templates, selections: this.selections, capabilities: this.handle.capabilities, queries: this.handle.queries, readRowsNow: this.handle.readRowsNow };
   }
 
   /** Begins a snapshot of the stored configuration (configuration-snapshot.ts); close it once read. */
@@ -227,7 +228,7 @@ export class ResourceStore {
   }
 
   /** The version of the lists of `resource`: moves with every committed change of its table. */
-  listVersion(resource: ResourceDefinition): Promise<string> {
+  listVersion(resource: CompiledResource): Promise<string> {
     return readChanges(this.handle.db, this.templates, resource, this.countShard !== undefined);
   }
 
@@ -235,11 +236,11 @@ export class ResourceStore {
    * resource's table at all, or the whole of it (the planner test looks at the very statements
    * lists run). */
   async explainList(
-    resource: ResourceDefinition,
+    resource: CompiledResource,
     list: ListQuery,
     statement: 'page' | 'count' = 'page',
   ): Promise<{ plan: Record<string, unknown>[]; readsTable: boolean; wholeTable: boolean; sortsAll: boolean }> {
-    const statements = listStatements(this.handle.db as AnyDb, this.templates, this.selections, resource, list, listTotal(resource, list), this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
+    const statements = listStatements(this.entryDb, this.templates, this.selections, resource, list, listTotal(resource, list), this.exactTotalMax + 1, this.handle.capabilities, this.handle.queries);
     if (statement === 'count' && statements.count === undefined) throw new Error('an unfiltered list has no count');
     const explain = this.handle.queries.explain(statement === 'count' ? statements.count!.with(statements.countValues) : statements.page.with(statements.pageValues));
     const plan = (await this.handle.db.executeQuery(explain)).rows as Record<string, unknown>[];
@@ -248,7 +249,7 @@ export class ResourceStore {
   }
 
   /** Brings the planner's statistics of every resource table up to date. */
-  async refreshStatistics(resources: readonly ResourceDefinition[]): Promise<void> {
+  async refreshStatistics(resources: readonly CompiledResource[]): Promise<void> {
     await this.handle.queries.refreshStatistics(this.handle.db, resources.map((resource) => resource.table));
   }
 }

@@ -3,10 +3,11 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField } from '../registry/registry.js';
-import type { LinkTable, ResourceDefinition, UniqueRule } from '../registry/resource-definition.js';
+import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, encodeValues, linkedFields, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
+import { decodeEntry, encodeValues, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
@@ -29,7 +30,7 @@ export class StoreTransaction {
    * when the work is done (a bulk write of a thousand entries, or a commit group of many
    * writes, then updates each count row once); each moves the table's change counter, the
    * version of its lists. */
-  private readonly countChanges = new Map<ResourceDefinition, CountChange>();
+  private readonly countChanges = new Map<CompiledResource, CountChange>();
   private readonly referenceStates = new Map<string, ReferenceState>();
   /** The change log's records of this write, handed to the transaction's tail by finish(). */
   private readonly changes: SerializedChange[] = [];
@@ -60,7 +61,7 @@ export class StoreTransaction {
   }
 
   /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */
-  async lockForWrite(resource: ResourceDefinition, id: number): Promise<Entry | undefined> {
+  async lockForWrite(resource: CompiledResource, id: number): Promise<Entry | undefined> {
     const locked = this.capabilities.rowLocks;
     const query = this.templates.get(`byId ${resource.table} ${locked}`, (slot) => {
       const select = this.db.selectFrom(resource.table).select(this.selections.all(resource)).where('id', '=', slot(0));
@@ -72,7 +73,7 @@ export class StoreTransaction {
 
   /** Every entry of `resource` not soft-deleted, ascending by id, as responses show them: what
    * an apply matches its document against. */
-  async liveEntries(resource: ResourceDefinition): Promise<Entry[]> {
+  async liveEntries(resource: CompiledResource): Promise<Entry[]> {
     const deletion = resource.deletion;
     const query = this.templates.get(`live entries ${resource.table}`, () => {
       const select = this.db.selectFrom(resource.table).select(this.selections.all(resource)).orderBy('id');
@@ -84,13 +85,13 @@ export class StoreTransaction {
 
   /** The version of `resource`'s table as this transaction sees it: it moves with every
    * committed change of the table (resource-counts.ts). */
-  tableVersion(resource: ResourceDefinition): Promise<string> {
+  tableVersion(resource: CompiledResource): Promise<string> {
     return readChanges(this.tx, this.templates, resource, true);
   }
 
   /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns
    * the service writes beside the fields (a token's digest), never shown. */
-  async insert(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
+  async insert(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
     const row = this.newRow(resource, values, now, columns);
     const entry = await this.unique.enforceCreate(resource, values, (skipConflicts) =>
       skipConflicts ? this.insertUnlessTaken(resource, row) : this.writeRow(resource, 'insert', row, undefined),
@@ -103,7 +104,7 @@ export class StoreTransaction {
   /** Stores new entries, in order, a batch of rows per statement (see row-batches.ts): a bulk
    * create. Throws UniqueConflict naming the position of the first entry whose values are
    * taken. Where the stored rows cannot come back by RETURNING, entry by entry. */
-  async insertMany(resource: ResourceDefinition, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
+  async insertMany(resource: CompiledResource, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
     const rows = valuesList.map((values) => this.newRow(resource, values, now));
     const columns = Object.keys(rows[0] ?? {});
     const signature = columns.join();
@@ -120,7 +121,7 @@ export class StoreTransaction {
         this.db
           .insertInto(resource.table)
           .values(slottedRows(batch.length, columns, slot))
-          .returning(this.selections.stored(resource)),
+          .returning(resource.storedColumns),
       );
       let stored: Row[];
       try {
@@ -145,7 +146,7 @@ export class StoreTransaction {
   }
 
   /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
-  async update(resource: ResourceDefinition, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
+  async update(resource: CompiledResource, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
     const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
     const candidate = { ...existing, ...values };
     const entry = await this.unique.enforce(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
@@ -155,8 +156,8 @@ export class StoreTransaction {
   }
 
   /** Removes a live entry for good, with its links. */
-  async remove(resource: ResourceDefinition, id: number): Promise<void> {
-    for (const [, link] of linkedFields(resource)) {
+  async remove(resource: CompiledResource, id: number): Promise<void> {
+    for (const [, link] of resource.linkedFields) {
       const unlink = this.templates.get(`unlink owner ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.ownerColumn, '=', slot(0)));
       await unlink.execute(this.db, [id]);
     }
@@ -182,7 +183,7 @@ export class StoreTransaction {
 
   /** Brings a soft-deleted entry back; throws UniqueConflict when a live entry now holds its
    * values of a rule among live entries. */
-  async restore(resource: ResourceDefinition, existing: Entry, now: string): Promise<Entry> {
+  async restore(resource: CompiledResource, existing: Entry, now: string): Promise<Entry> {
     const deletion = resource.deletion;
     if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
     const flag = resource.fields[deletion.flagField]!;
@@ -245,7 +246,7 @@ export class StoreTransaction {
   }
 
   /** Marks an entry deleted and takes it out of the live uniqueness rules. */
-  async softDelete(resource: ResourceDefinition, id: number, now: string): Promise<void> {
+  async softDelete(resource: CompiledResource, id: number, now: string): Promise<void> {
     const deletion = resource.deletion;
     if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
     const flag = resource.fields[deletion.flagField]!;
@@ -262,7 +263,7 @@ export class StoreTransaction {
 
   /** What an entry pointed at is, looked up once per transaction: the entries of a bulk
    * write often point at the same few (one tag, one client). */
-  async referenceState(resource: ResourceDefinition, id: number): Promise<ReferenceState> {
+  async referenceState(resource: CompiledResource, id: number): Promise<ReferenceState> {
     const key = `${resource.table}/${id}`;
     let state = this.referenceStates.get(key);
     if (state === undefined) {
@@ -272,7 +273,7 @@ export class StoreTransaction {
     return state;
   }
 
-  private async lookUpReference(resource: ResourceDefinition, id: number): Promise<ReferenceState> {
+  private async lookUpReference(resource: CompiledResource, id: number): Promise<ReferenceState> {
     const columns = resource.deletion.mode === 'soft' ? ['id', resource.deletion.liveColumn] : ['id'];
     const query = this.templates.get(`reference ${resource.table}`, (slot) => this.db.selectFrom(resource.table).select(columns).where('id', '=', slot(0)));
     const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
@@ -282,7 +283,7 @@ export class StoreTransaction {
   }
 
   /** Ids of the entries of `resource` whose `field` points at `id`, at most `max`. */
-  async idsReferencing(resource: ResourceDefinition, field: string, id: number, max: number): Promise<number[]> {
+  async idsReferencing(resource: CompiledResource, field: string, id: number, max: number): Promise<number[]> {
     const column = resource.fields[field]!.column;
     const query = this.templates.get(`referencing ${resource.table} ${column}`, (slot) =>
       this.db.selectFrom(resource.table).select('id').where(column, '=', slot(0)).orderBy('id').limit(slot(1)),
@@ -292,7 +293,7 @@ export class StoreTransaction {
   }
 
   /** The plain value of a stored secret of an entry. */
-  async storedSecret(resource: ResourceDefinition, id: number, name: string): Promise<string | undefined> {
+  async storedSecret(resource: CompiledResource, id: number, name: string): Promise<string | undefined> {
     const field = resource.fields[name];
     if (field === undefined || !field.writeOnly) throw new Error(`${resource.name}.${name} is not a secret`);
     const row = (await this.db.selectFrom(resource.table).select(field.column).where('id', '=', id).executeTakeFirst()) as Row | undefined;
@@ -301,26 +302,26 @@ export class StoreTransaction {
   }
 
   /** The row of a new entry: its values' columns, `columns`, the timestamps, and live. */
-  private newRow(resource: ResourceDefinition, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
+  private newRow(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
     const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     return row;
   }
 
-  private countChange(resource: ResourceDefinition, total: number, live: number): void {
+  private countChange(resource: CompiledResource, total: number, live: number): void {
     addCountChange(this.countChanges, resource, total, live);
   }
 
   /** Inserts `row` unless its unique values are taken (no row then); see
    * DatabaseCapabilities.insertSkipsConflicts, which implies RETURNING. */
-  private async insertUnlessTaken(resource: ResourceDefinition, row: Row): Promise<Entry | undefined> {
+  private async insertUnlessTaken(resource: CompiledResource, row: Row): Promise<Entry | undefined> {
     const columns = Object.keys(row);
     const query = this.templates.get(`insert unless taken ${resource.table} ${columns.join(',')}`, (slot) =>
       this.db
         .insertInto(resource.table)
         .values(Object.fromEntries(columns.map((column, index) => [column, slot(index)])))
         .onConflict((conflict) => conflict.doNothing())
-        .returning(this.selections.stored(resource)),
+        .returning(resource.storedColumns),
     );
     const stored = (await query.execute(this.db, Object.values(row))).rows[0] as Row | undefined;
     return stored === undefined ? undefined : decodeEntry(resource, stored);
@@ -328,7 +329,7 @@ export class StoreTransaction {
 
   /** Runs an insert or update template over `row`'s columns; the stored entry comes back
    * through RETURNING where the dialect has it, else by reading it again. */
-  private async writeRow(resource: ResourceDefinition, statement: 'insert' | 'update', row: Row, id: number | undefined): Promise<Entry> {
+  private async writeRow(resource: CompiledResource, statement: 'insert' | 'update', row: Row, id: number | undefined): Promise<Entry> {
     const columns = Object.keys(row);
     const returning = this.capabilities.returning;
     const query = this.templates.get(`${statement} ${resource.table} ${columns.join(',')}`, (slot) => {
@@ -337,7 +338,7 @@ export class StoreTransaction {
         statement === 'insert'
           ? this.db.insertInto(resource.table).values(slots)
           : this.db.updateTable(resource.table).set(slots).where('id', '=', slot(columns.length));
-      return returning ? write.returning(this.selections.stored(resource)) : write;
+      return returning ? write.returning(resource.storedColumns) : write;
     });
     const result = await query.execute(this.db, id === undefined ? Object.values(row) : [...Object.values(row), id]);
     if (returning) return decodeEntry(resource, result.rows[0] as Row);

@@ -1,14 +1,12 @@
 // The sealed columns of the registry's resources and of the webhooks (their signing secrets and
 // header values), as a whole: checked against the key at start-up, and re-sealed under a new
 // key by `npm run rotate-secret-key`.
-import type { Kysely } from 'kysely';
+import type { EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { secretContext, type Row } from './entry-rows.js';
 import { WEBHOOK_SEALED_COLUMNS, WEBHOOKS } from './webhook-definition.js';
-
-type AnyDb = Kysely<any>;
 
 /** Every write-only (sealed) column of these resources, with the context it is sealed in. */
 function* secretColumns(resources: readonly ResourceDefinition[]): Generator<{ resource: ResourceDefinition; column: string; context: string }> {
@@ -26,7 +24,7 @@ function* secretColumns(resources: readonly ResourceDefinition[]): Generator<{ r
  */
 export async function secretsReadable(handle: DatabaseHandle, resources: readonly ResourceDefinition[], secrets: SecretBox): Promise<boolean> {
   for (const { resource, column, context } of secretColumns(resources)) {
-    const row = (await (handle.db as AnyDb).selectFrom(resource.table).select(column).limit(1).executeTakeFirst()) as Row | undefined;
+    const row = (await handle.db.withTables<EntryTables>().selectFrom(resource.table).select(column).limit(1).executeTakeFirst()) as Row | undefined;
     const sealed = row?.[column];
     if (typeof sealed !== 'string') continue;
     try {
@@ -44,7 +42,7 @@ export async function secretsReadable(handle: DatabaseHandle, resources: readonl
  */
 export async function resealSecrets(handle: DatabaseHandle, resources: readonly ResourceDefinition[], previous: SecretBox, next: SecretBox): Promise<number> {
   return handle.transaction(async (tx) => {
-    const db = tx as AnyDb;
+    const db = tx.withTables<EntryTables>();
     let count = 0;
     for (const { resource, column, context } of secretColumns(resources)) {
       const rows = (await db.selectFrom(resource.table).select(['id', column]).execute()) as Row[];

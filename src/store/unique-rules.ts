@@ -3,7 +3,7 @@
 // conflict in the write itself and only then are the rules looked at one by one (to name the
 // fields); where it aborts the transaction (PostgreSQL), the rules are looked at first and the
 // indexes catch what races past the look.
-import type { Kysely } from 'kysely';
+import type { EntryDatabase } from '../db/database-schema.js';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import { ApiError, fieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
@@ -11,8 +11,6 @@ import type { ResourceDefinition, UniqueRule } from '../registry/resource-defini
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import { rowBatches } from './row-batches.js';
-
-type AnyDb = Kysely<any>;
 
 /** A write refused by unique rules: the rules whose values another entry holds. */
 export class UniqueConflict extends Error {
@@ -46,7 +44,7 @@ export function rethrowAt(error: unknown, index: number): never {
 /** The unique rules of the resources, looked at in one transaction. */
 export class UniqueRules {
   constructor(
-    private readonly db: AnyDb,
+    private readonly db: EntryDatabase,
     private readonly capabilities: DatabaseCapabilities,
     private readonly failureOf: (error: unknown) => DatabaseFailure,
     private readonly templates: QueryTemplates,

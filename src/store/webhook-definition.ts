@@ -6,8 +6,8 @@
 // in a column of their own (webhook-store.ts).
 import Type from 'typebox';
 import { message } from '../messages/messages.js';
+import { compileResource, type CompiledResource } from '../registry/compiled-resource.js';
 import { boolean, fieldType, text, textOrNull, timestampOrNull, type FieldType } from '../registry/field-types.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { RESOURCES } from '../registry/resources.js';
 import { CHANGE_ACTIONS } from './change-log.js';
 
@@ -64,7 +64,8 @@ function extraHeaders(): FieldType {
 
 export const WEBHOOK_RESOURCE_NAMES: readonly string[] = RESOURCES.map((resource) => resource.name);
 
-export const WEBHOOKS: ResourceDefinition = {
+// Kept outside the registry (no route of the resource API), so compiled here, once.
+export const WEBHOOKS: CompiledResource = compileResource({
   name: 'webhooks',
   schemaName: 'Webhook',
   table: 'webhooks',
@@ -120,4 +121,4 @@ export const WEBHOOKS: ResourceDefinition = {
   unique: [{ fields: ['name'] }],
   deletion: { mode: 'hard' },
   example: { name: 'cmdb', url: 'https://cmdb.example.com/hooks/pmacontrol', resources: ['servers'], actions: [], enabled: true, headers: { Authorization: 'Bearer …' } },
-};
+});

@@ -5,8 +5,8 @@
 // --strict` checks the client's types against the code a developer would write, before the
 // program runs against the service. Key material never enters the program's text: write-only
 // values are handed to it at run time.
+import type { CompiledResource } from '../../src/registry/compiled-resource.js';
 import type { Registry } from '../../src/registry/registry.js';
-import type { ResourceDefinition } from '../../src/registry/resource-definition.js';
 import { lifecycleBody, referencedFirst, referenceFields, releasingBody } from './registry-lifecycle.js';
 
 /** What a call needs, as TypeScript expressions. */
@@ -40,7 +40,7 @@ type Document = { paths: Record<string, Record<string, { operationId?: string }>
 const literal = (value: unknown): string => JSON.stringify(value);
 
 /** A field the PUT-back step can change to another valid value, found with the field's own check. */
-function changeOf(resource: ResourceDefinition, body: Record<string, unknown>): [name: string, sent: unknown, shown: unknown] {
+function changeOf(resource: CompiledResource, body: Record<string, unknown>): [name: string, sent: unknown, shown: unknown] {
   for (const [name, field] of Object.entries(resource.fields)) {
     if (field.readOnly || field.writeOnly || field.type.references) continue;
     const current = name in body ? body[name] : field.default;
@@ -50,7 +50,7 @@ function changeOf(resource: ResourceDefinition, body: Record<string, unknown>): 
   throw new Error(`${resource.name}: no field of its example can be changed for "read, change a field, PUT it back"`);
 }
 
-function resourceSteps(registry: Registry, resource: ResourceDefinition, dialect: ClientDialect, document: Document, secrets: LifecycleProgram['secrets']): string {
+function resourceSteps(registry: Registry, resource: CompiledResource, dialect: ClientDialect, document: Document, secrets: LifecycleProgram['secrets']): string {
   const collection = `/{lang}/api/config/${resource.name}`;
   const item = `${collection}/{id}`;
   const call = (path: string, method: string, args: CallArguments): string => {
@@ -95,7 +95,7 @@ function resourceSteps(registry: Registry, resource: ResourceDefinition, dialect
   }`;
 }
 
-function deleteSteps(resource: ResourceDefinition, dialect: ClientDialect, document: Document): string {
+function deleteSteps(resource: CompiledResource, dialect: ClientDialect, document: Document): string {
   const item = `/{lang}/api/config/${resource.name}/{id}`;
   const call = (method: string): string => dialect.call({ path: item, method, operationId: document.paths[item]![method]!.operationId! }, { path: 'path' });
   const soft = resource.deletion.mode === 'soft';
