@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   const database = await createBenchDatabase(backend, dir);
   const rows: string[] = [];
   try {
-    const service = await startBenchService(dir, { DATABASE_URL: database.url, REQUEST_TIMEOUT_MS: '600000', DATABASE_QUERY_TIMEOUT_MS: '600000', HEAVY_QUERY_WAIT_MS: '600000' });
+    const service = await startBenchService(dir, { DATABASE_URL: database.url, REQUEST_TIMEOUT_MS: '600000', DATABASE_QUERY_TIMEOUT_MS: '600000', HEAVY_QUERY_WAIT_MS: '600000' }, { execArgv: (process.env.BENCH_SERVICE_EXEC_ARGV ?? '').split(' ').filter(Boolean) });
     try {
       const apply = `${service.url}/en/api/apply`;
       const created = await post(apply, fleetDocument(CREATE, 20));
