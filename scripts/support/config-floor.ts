@@ -5,7 +5,7 @@
 // no change record, no count: what is left of an apply once everything but storing the rows
 // is taken away. The transaction is rolled back, so that the store stays as it was.
 import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 
 const ROWS_PER_INSERT = 100;
@@ -36,26 +36,25 @@ export async function bareInsertFloor(url: string, servers: readonly FloorServer
     const tagIds = new Map((await db.selectFrom('tags').select(['id', 'name']).execute()).map((row) => [row.name as string, Number(row.id)]));
     const now = new Date().toISOString();
     const started = performance.now();
-    await db
-      .transaction()
-      .execute(async (tx) => {
+    // One connection, BEGIN IMMEDIATE on SQLite (the service's background writes would make a
+    // deferred transaction fail when it starts writing), rolled back.
+    await db.connection().execute(async (connection) => {
+      await sql.raw(url.startsWith('sqlite:') ? 'begin immediate' : 'begin').execute(connection);
+      try {
         const ids: number[] = [];
         for (let start = 0; start < servers.length; start += ROWS_PER_INSERT) {
           const rows = servers.slice(start, start + ROWS_PER_INSERT).map((server) => ({ ...model, ip: server.ip, hostname: server.hostname, created_at: now, updated_at: now }));
-          const stored = await tx.insertInto('servers').values(rows).returning('id').execute();
+          const stored = await connection.insertInto('servers').values(rows).returning('id').execute();
           ids.push(...stored.map((row) => Number(row.id)).sort((a, b) => a - b));
         }
         const links = servers.flatMap((server, index) => server.tags.map((tag) => ({ id_server: ids[index], id_tag: tagIds.get(tag), owner_deleted: 0 })));
-        for (let start = 0; start < links.length; start += ROWS_PER_INSERT) await tx.insertInto('server_tags').values(links.slice(start, start + ROWS_PER_INSERT)).execute();
-        throw new RolledBack();
-      })
-      .catch((error) => {
-        if (!(error instanceof RolledBack)) throw error;
-      });
+        for (let start = 0; start < links.length; start += ROWS_PER_INSERT) await connection.insertInto('server_tags').values(links.slice(start, start + ROWS_PER_INSERT)).execute();
+      } finally {
+        await sql.raw('rollback').execute(connection);
+      }
+    });
     return performance.now() - started;
   } finally {
     await db.destroy();
   }
 }
-
-class RolledBack extends Error {}
