@@ -7,6 +7,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { cpuMilliseconds } from './service-process.js';
 
 const ROWS_PER_INSERT = 100;
 
@@ -27,18 +28,30 @@ function connect(url: string): Kysely<any> {
 }
 
 /** Milliseconds to store `servers` (rolled back), on the database at `url`, which holds at
- * least one live server to copy the other columns from. */
-export async function bareInsertFloor(url: string, servers: readonly FloorServer[]): Promise<number> {
+ * least one live server to copy the other columns from; and the CPU time it took (this
+ * process's, and on PostgreSQL the server backend's). */
+export async function bareInsertFloor(url: string, servers: readonly FloorServer[]): Promise<{ ms: number; cpuMs: number }> {
   const db = connect(url);
   try {
     const model = (await db.selectFrom('servers').selectAll().where('live', '=', 1).limit(1).executeTakeFirstOrThrow()) as Record<string, unknown>;
     delete model.id;
     const tagIds = new Map((await db.selectFrom('tags').select(['id', 'name']).execute()).map((row) => [row.name as string, Number(row.id)]));
     const now = new Date().toISOString();
-    const started = performance.now();
+    let result = { ms: 0, cpuMs: 0 };
+    let backendCpu = (): number => 0;
+    let started = 0;
+    let cpuBefore = process.cpuUsage();
     // One connection, BEGIN IMMEDIATE on SQLite (the service's background writes would make a
     // deferred transaction fail when it starts writing), rolled back.
     await db.connection().execute(async (connection) => {
+      if (!url.startsWith('sqlite:')) {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(connection);
+        const pid = Number(rows[0]!.pid);
+        const before = cpuMilliseconds(pid);
+        backendCpu = () => cpuMilliseconds(pid) - before;
+      }
+      cpuBefore = process.cpuUsage();
+      started = performance.now();
       await sql.raw(url.startsWith('sqlite:') ? 'begin immediate' : 'begin').execute(connection);
       try {
         const ids: number[] = [];
@@ -52,8 +65,10 @@ export async function bareInsertFloor(url: string, servers: readonly FloorServer
       } finally {
         await sql.raw('rollback').execute(connection);
       }
+      const own = process.cpuUsage(cpuBefore);
+      result = { ms: performance.now() - started, cpuMs: (own.user + own.system) / 1000 + backendCpu() };
     });
-    return performance.now() - started;
+    return result;
   } finally {
     await db.destroy();
   }
