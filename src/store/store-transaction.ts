@@ -74,36 +74,12 @@ export class StoreTransaction {
    * an apply matches its document against. */
   async liveEntries(resource: ResourceDefinition): Promise<Entry[]> {
     const deletion = resource.deletion;
-    // The row's own columns, then each set from its link table in one ordered read: the
-    // subquery per row that lists use cost about as much as all the rest of an unchanged
-    // apply's plan (docs/performance.md).
     const query = this.templates.get(`live entries ${resource.table}`, () => {
-      const select = this.db.selectFrom(resource.table).select(this.selections.stored(resource)).orderBy('id');
+      const select = this.db.selectFrom(resource.table).select(this.selections.all(resource)).orderBy('id');
       return deletion.mode === 'soft' ? select.where(deletion.liveColumn, '=', 1) : select;
     });
     const rows = (await query.execute(this.db, [])).rows as Row[];
-    const entries = rows.map((row) => decodeEntry(resource, row));
-    for (const [name, link] of linkedFields(resource)) {
-      const sets = await this.linkSets(link);
-      for (const entry of entries) entry[name] = sets.get(entry.id) ?? [];
-    }
-    return entries;
-  }
-
-  /** Every set of `link`'s table of an owner not deleted, by owner id, ids ascending. */
-  private async linkSets(link: LinkTable): Promise<Map<number, number[]>> {
-    const query = this.templates.get(`link sets ${link.table}`, () => {
-      const select = this.db.selectFrom(link.table).select([`${link.ownerColumn} as owner`, `${link.targetColumn} as target`]).orderBy(link.ownerColumn).orderBy(link.targetColumn);
-      return link.ownerDeletedColumn === undefined ? select : select.where(link.ownerDeletedColumn, '=', 0);
-    });
-    const sets = new Map<number, number[]>();
-    for (const row of (await query.execute(this.db, [])).rows as { owner: unknown; target: unknown }[]) {
-      const owner = Number(row.owner);
-      let set = sets.get(owner);
-      if (set === undefined) sets.set(owner, (set = []));
-      set.push(Number(row.target));
-    }
-    return sets;
+    return rows.map((row) => decodeEntry(resource, row));
   }
 
   /** The version of `resource`'s table as this transaction sees it: it moves with every
