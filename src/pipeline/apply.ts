@@ -3,7 +3,8 @@
 // requests (writePlan/deletePlan, then write/createAll/remove), so that validation, links,
 // counts and change records stay one path. Per resource in dependency order (a tag and a
 // client before the servers that use them): the stored entries are read, the document's
-// references (natural keys) become ids, each entry is compared with the stored one, the
+// references (natural keys) become ids, each entry is compared with the stored one (one that
+// holds the stored values as sent is unchanged at once, see sameAsStored), the
 // creates go in one createAll, the differing entries are written; then the prunes, in the
 // reverse order (servers moved off a client before the client goes). The first problem
 // stops every later write, the walk goes on only to report every problem at once, and the
@@ -154,10 +155,10 @@ class Applying {
     const rest = { lang: '', ifMatch: undefined, author: this.request.author, dryRun: this.request.dryRun };
     const creates: { entry: DocumentEntry; plan: WritePlan }[] = [];
     const updates: { entry: DocumentEntry; plan: WritePlan; existing: Entry; fields: Record<string, [unknown, unknown]> }[] = [];
-    const keysOfTargets = await this.keysOfTargets(resource);
+    const targetsOf = await this.targetsOf(resource);
     for (const entry of section.entries) {
       const existing = stored.byKey.get(entry.key);
-      if (existing !== undefined && this.sameAsStored(resource, entry.body, existing, keysOfTargets)) {
+      if (existing !== undefined && this.sameAsStored(resource, entry.body, existing, targetsOf)) {
         this.unchanged += 1;
         continue;
       }
@@ -203,9 +204,9 @@ class Applying {
     }
   }
 
-  /** The stored entries of every resource `resource`'s fields point at (sameAsStored reads
-   * them without waiting). */
-  private async keysOfTargets(resource: ResourceDefinition): Promise<Map<string, StoredEntries>> {
+  /** The stored entries each reference field of `resource` points at, by field (sameAsStored
+   * reads them without waiting). */
+  private async targetsOf(resource: ResourceDefinition): Promise<Map<string, StoredEntries>> {
     const targets = new Map<string, StoredEntries>();
     for (const [name, field] of Object.entries(resource.fields)) {
       const reference = field.type.references;
@@ -241,7 +242,10 @@ class Applying {
         if (!Array.isArray(value) || value.length !== held.length) return false;
         const texts = new Set(value);
         if (texts.size !== value.length) return false;
-        for (const id of held) if (!texts.has(target.keyOf.get(id as number)) || !names(id, target.keyOf.get(id as number))) return false;
+        for (const id of held) {
+          const key = target.keyOf.get(id as number);
+          if (!texts.has(key) || !names(id, key)) return false;
+        }
       } else if (!names(held, value)) return false;
     }
     return true;
