@@ -141,6 +141,29 @@ describe('apply', () => {
     assert.deepEqual([after?.hostname, after?.id_client, after?.id_environment, after?.tags], ['db-b', null, envEntry?.id, []]);
   });
 
+  test('an entry holding the stored values in another form is unchanged; one naming another entry is an update; a bad value beside stored ones is refused', async () => {
+    const [one, two, client] = [unique('tag'), unique('tag'), unique('client')];
+    const address = ip();
+    const document = { tags: [{ name: one }, { name: two }], clients: [{ libelle: client }], servers: [{ ip: address, hostname: 'db-x', id_client: client, tags: [one, two] }] };
+    assert.equal((await apply(document)).status, 200);
+    // The tags in another order, padded texts: validated and compared, no change.
+    const reordered = await unchanged(() => apply({ servers: [{ ip: ` ${address} `, hostname: ' db-x ', id_client: ` ${client}`, tags: [two, one] }] }));
+    assert.equal(reordered.status, 200, reordered.text);
+    assert.deepEqual(reordered.body.counts, { create: 0, update: 0, delete: 0, unchanged: 1 });
+    // One tag left out: an update, even though every other field holds the stored value.
+    const fewer = await unchanged(() => apply({ servers: [{ ip: address, hostname: 'db-x', id_client: client, tags: [one] }] }, '?dry_run=true'));
+    assert.deepEqual(fewer.body.counts, { create: 0, update: 1, delete: 0, unchanged: 0 });
+    assert.deepEqual(fewer.body.changes[0].fields, { tags: [[one, two], [one]] });
+    // A tag named twice is refused, not taken as the stored set.
+    const twice = await unchanged(() => apply({ servers: [{ ip: address, tags: [one, one] }] }));
+    assert.equal(twice.status, 422, twice.text);
+    assert.deepEqual(places(twice), ['servers[0].tags']);
+    // An invalid value beside stored ones is refused, naming its place.
+    const bad = await unchanged(() => apply({ servers: [{ ip: address, hostname: 'db-x', id_client: client, is_monitored: 'maybe' }] }));
+    assert.equal(bad.status, 422, bad.text);
+    assert.deepEqual(places(bad), ['servers[0].is_monitored']);
+  });
+
   test('a YAML body is read as its JSON twin', async () => {
     const tag = unique('yaml');
     const server1 = ip();

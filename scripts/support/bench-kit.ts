@@ -164,7 +164,11 @@ export function machine(): string {
 /** The service as an operator runs it: the built dist/main.js, its log lines going to a file
  * (as under a service manager), ready once /healthz answers (at LOG_LEVEL=warn no listening
  * line is written). `main`: another build's entry point. */
-export function startBenchService(dataDir: string, env: Record<string, string>, { log = 'service.log', main }: { log?: string; main?: string } = {}): Promise<ServiceProcess> {
+export function startBenchService(
+  dataDir: string,
+  env: Record<string, string>,
+  { log = 'service.log', main, execArgv }: { log?: string; main?: string; execArgv?: readonly string[] } = {},
+): Promise<ServiceProcess> {
   return startService(
     {
       SECRET_KEY_FILE: join(dataDir, 'secret.key'),
@@ -175,7 +179,7 @@ export function startBenchService(dataDir: string, env: Record<string, string>, 
     },
     1,
     main,
-    { readyWhen: 'healthz', logFile: join(dataDir, log) },
+    { readyWhen: 'healthz', logFile: join(dataDir, log), ...(execArgv === undefined ? {} : { execArgv }) },
   );
 }
 
