@@ -7,6 +7,10 @@ import type { Ddl } from '../migrations/ddl.js';
 export interface DatabaseCapabilities {
   /** INSERT … RETURNING gives the new row; otherwise the driver's insert id does. */
   readonly returning: boolean;
+  /** A single-row INSERT … RETURNING gives the new row (where `returning` is true, and in
+   * MariaDB 10.5+, which has it for INSERT but not for UPDATE): a create then reads its row
+   * back in the same round trip instead of a SELECT after it. */
+  readonly insertReturning: boolean;
   /** UPDATE … RETURNING costs about what the update alone does. Not in SQLite, which runs
    * RETURNING like a trigger, in a statement savepoint: an FTS5 table written earlier in the
    * transaction (the servers' search index) flushes its pending terms at that savepoint,

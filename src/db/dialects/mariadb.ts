@@ -123,7 +123,7 @@ const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = ut
 // mysql2 reports a command on a connection that broke mid-transaction (its ROLLBACK) without a code.
 const failureOf = serverFailureOf(FAILURES, /Can't add new command when connection is in closed state/i);
 
-const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
+const capabilities: DatabaseCapabilities = { returning: false, insertReturning: true, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
