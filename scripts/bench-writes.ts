@@ -91,7 +91,7 @@ async function createDatabase(backend: Backend): Promise<Database> {
     floor: async (connections, seconds) => {
       // A copy of the servers table: its columns and every index (not its foreign keys).
       await pool.query('create table if not exists floor like servers');
-      const insert = `insert into floor (${FLOOR_COLUMNS.join(', ')}) values (${FLOOR_COLUMNS.map(() => '?').join(', ')})`;
+      const insert = `insert into floor (${FLOOR_COLUMNS.map((column) => `\`${column}\``).join(', ')}) values (${FLOOR_COLUMNS.map(() => '?').join(', ')})`;
       return loop(connections, seconds, (n) => pool.query(insert, floorRow(n)));
     },
     drop: async () => {

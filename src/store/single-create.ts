@@ -1,8 +1,9 @@
-// A single create as one autocommitted statement, where the dialect can (PostgreSQL: an
+// A single create as one statement, where the dialect can (PostgreSQL: an autocommitted
 // INSERT … ON CONFLICT DO NOTHING … RETURNING with UPDATEs and an INSERT in its WITH clause,
-// DatabaseCapabilities.insertSkipsConflicts and modifyingWith): the entry's row, its count
-// share and its pending change record commit together in one round trip, instead of four
-// (BEGIN, the insert, the count share and record, COMMIT). Taken only by the plain case: no
+// DatabaseCapabilities.insertSkipsConflicts and modifyingWith; MariaDB: a block of statements,
+// DialectQueries.singleCreate): the entry's row, its count share and its pending change record
+// commit together in one round trip, instead of four on PostgreSQL (BEGIN, the insert, the
+// count share and record, COMMIT) and five on MariaDB. Taken only by the plain case: no
 // reference to check, no link row to write, every column of the entry's row written by the
 // service (so that the change record's `after` can be known before the row is stored). Any
 // other create, and one whose unique values are taken (no row comes back, nothing is
@@ -13,13 +14,14 @@
 // in its place. It goes to change_log_pending like every other record on this backend, and the
 // change sequencer numbers it after the statement returns (committed by then), so the change
 // feed's proof (change-sequencer.ts) holds as it is.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import type { SingleCreateStatement, SingleCreateValues } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { shownFields } from '../registry/managed-fields.js';
 import type { Author } from './change-log.js';
 import { PENDING_COLUMNS } from './change-log.js';
 import { decodeEntry, encodeValues, linkedFields, type Entry, type Row } from './entry-rows.js';
-import { countShareUpdate } from './resource-counts.js';
+import { COUNT_SHARDS, countShareUpdate } from './resource-counts.js';
 import type { StoreContext } from './store-context.js';
 
 /** The id the entry is serialized with before it has one: no value of a real entry is this
@@ -34,6 +36,8 @@ const ROW_SLOT = 3 + RECORD_SLOTS.length;
 
 export class SingleCreate {
   private warned = false;
+  /** The dialect's statements (DialectQueries.singleCreate), by table and columns. */
+  private readonly compounds = new Map<string, SingleCreateStatement>();
 
   constructor(
     private readonly context: StoreContext,
@@ -44,8 +48,9 @@ export class SingleCreate {
   /** Whether a dialect can: an insert that skips conflicts, a WITH clause that writes, and
    * change records numbered after the commit; and shares of the counts. */
   static possible(context: StoreContext, countShard: RawBuilder<number> | undefined): countShard is RawBuilder<number> {
-    const { capabilities } = context.handle;
-    return capabilities.insertSkipsConflicts && capabilities.modifyingWith && capabilities.numbersChangesAfterCommit && countShard !== undefined;
+    const { capabilities, queries } = context.handle;
+    const oneStatement = (capabilities.insertSkipsConflicts && capabilities.modifyingWith) || queries.singleCreate !== undefined;
+    return oneStatement && capabilities.numbersChangesAfterCommit && countShard !== undefined;
   }
 
   /** Stores the entry of `values` and its change record, committed, and returns it; undefined
@@ -71,10 +76,8 @@ export class SingleCreate {
     const tail = text.slice(at + digits.length);
 
     const columns = Object.keys(row);
-    const query = this.context.templates.get(`single create ${resource.table} ${columns.join(',')}`, (slot) => this.statement(resource, columns, slot));
-    const record = [new Date().toISOString(), 'create', resource.name, author.actor, author.requestId, head, tail, JSON.stringify(secretsChanged)];
-    const result = await query.execute(this.context.handle.db, [1, 1, resource.table, ...record, ...Object.values(row)]);
-    const stored = result.rows[0] as Row | undefined;
+    const record = { at: new Date().toISOString(), action: 'create', resource: resource.name, actor: author.actor, requestId: author.requestId, afterHead: head, afterTail: tail, secretsChanged: JSON.stringify(secretsChanged) };
+    const stored = await this.write(resource, columns, { row: Object.values(row), table: resource.table, total: 1, live: 1, record });
     if (stored === undefined) return undefined;
     const entry = withLinks(resource, decodeEntry(resource, stored), values);
     const written = `${head}${entry.id}${tail}`;
@@ -85,6 +88,27 @@ export class SingleCreate {
       process.emitWarning(`${resource.name}: a single create's change record differs from the stored entry`, { code: 'CONFIG_API_SINGLE_CREATE' });
     }
     return entry;
+  }
+
+  /** Runs the statement; the stored row, or undefined when a unique value was taken. */
+  private async write(resource: ResourceDefinition, columns: readonly string[], values: SingleCreateValues): Promise<Row | undefined> {
+    const { db, queries } = this.context.handle;
+    const key = `single create ${resource.table} ${columns.join(',')}`;
+    if (queries.singleCreate !== undefined) {
+      let statement = this.compounds.get(key);
+      if (statement === undefined) {
+        statement = queries.singleCreate(resource.table, columns, this.context.selections.stored(resource), COUNT_SHARDS);
+        this.compounds.set(key, statement);
+      }
+      const { rows } = await db.executeQuery(CompiledQuery.raw(statement.sql, statement.parameters(values)));
+      // A block answers its SELECT's rows, then its own result; nothing when it ended early.
+      const first = rows[0] as unknown;
+      return (Array.isArray(first) ? first[0] : undefined) as Row | undefined;
+    }
+    const { record } = values;
+    const query = this.context.templates.get(key, (slot) => this.statement(resource, columns, slot));
+    const slots = [values.total, values.live, values.table, record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged];
+    return (await query.execute(db, [...slots, ...values.row])).rows[0] as Row | undefined;
   }
 
   /** WITH ins AS (INSERT … ON CONFLICT DO NOTHING RETURNING …), share AS (its count share, if

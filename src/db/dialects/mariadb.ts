@@ -5,7 +5,7 @@ import { createPool, type Pool, type PoolConnection } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot } from './database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot, SingleCreateStatement } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 function run(connection: PoolConnection, statement: string): Promise<void> {
@@ -156,6 +156,37 @@ function numberChanges(batch: number) {
 end`;
 }
 
+/** DialectQueries.singleCreate: one compound statement. ER_DUP_ENTRY (1062, a unique value
+ * taken) rolls it back and ends it without a row; any other error rolls it back and is raised. */
+function singleCreate(table: string, columns: readonly string[], returned: readonly string[], shards: number): SingleCreateStatement {
+  const id = (name: string) => `\`${name.replaceAll('`', '``')}\``;
+  const counts = 'set total = total + ?, live = live + ?, changes = changes + 1 where table_name = ?';
+  const text = `begin not atomic
+  declare v_id bigint;
+  declare exit handler for 1062 rollback;
+  declare exit handler for sqlexception begin rollback; resignal; end;
+  start transaction;
+  insert into ${id(table)} (${columns.map(id).join(', ')}) values (${columns.map(() => '?').join(', ')});
+  set v_id = last_insert_id();
+  update resource_count_shards ${counts} and shard = connection_id() % ${Math.trunc(shards)};
+  if row_count() = 0 then
+    update resource_counts ${counts};
+  end if;
+  insert into change_log_pending (${PENDING}) values (?, ?, ?, v_id, ?, ?, null, concat(?, v_id, ?), ?);
+  commit;
+  select ${returned.map(id).join(', ')} from ${id(table)} where id = v_id;
+end`;
+  return {
+    sql: text,
+    parameters: ({ row, table: name, total, live, record }) => [
+      ...row,
+      total, live, name,
+      total, live, name,
+      record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged,
+    ],
+  };
+}
+
 const capabilities: DatabaseCapabilities = { returning: false, insertReturning: true, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
@@ -200,6 +231,7 @@ export const mariadbDialect: DatabaseDialect = {
   ddl,
   queries: {
     claimRows: (select) => select.forUpdate().skipLocked(),
+    singleCreate,
     numberChanges: async (db, batch) => {
       const { rows } = await numberChanges(batch).execute(db);
       // The compound statement answers its last SELECT's rows, then its own OK packet.
