@@ -70,8 +70,9 @@ export class SingleCreate {
     const after = withLinks(resource, decodeEntry(resource, { ...row, id: STAND_IN_ID }), values);
     const text = JSON.stringify(after);
     const digits = String(STAND_IN_ID);
-    const at = text.indexOf(STAND_IN_TEXT) + STAND_IN_TEXT.length - digits.length;
-    if (text.indexOf(digits) !== at || text.lastIndexOf(digits) !== at) return undefined;
+    const found = text.indexOf(STAND_IN_TEXT);
+    const at = found + STAND_IN_TEXT.length - digits.length;
+    if (found < 0 || text.indexOf(digits) !== at || text.lastIndexOf(digits) !== at) return undefined;
     const head = text.slice(0, at);
     const tail = text.slice(at + digits.length);
 
