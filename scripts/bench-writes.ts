@@ -6,8 +6,8 @@
 // during the one-instance load. At the end, the change log is checked against the servers:
 // one record per created server, ids 1..N without a gap. `uptime` before and after each run.
 // BENCH_WRITE_BACKENDS=postgres,mariadb; BENCH_SECONDS, BENCH_ROUNDS; BENCH_POOL_SIZE (32);
-// BENCH_WRITES_MAIN: another build's dist/main.js (the build before issue #38, for the same
-// load on the same machine at about the same time).
+// BENCH_WRITES_MAIN: another build's dist/main.js, run in turns alternating with this one's in
+// the same run, on the same database (an A/B: ratios per round, CPU per POST of each).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,14 @@ const POST: RequestTemplate = {
   body: `{"ip":"172.{{math.floor(n / 65536) % 256}}.{{math.floor(n / 256) % 256}}.{{n % 256}}","port":{{3306 + math.floor(n / 16777216) % 1000}},"hostname":"w-{{n}}"}`,
 };
 
+/** The columns a server create writes, and a row of them: the floor writes what the service does. */
+const FLOOR_COLUMNS = ['ip', 'port', 'hostname', 'ssl', 'ssh', 'is_proxy', 'is_vip', 'is_monitored', 'is_deleted', 'live', 'created_at', 'updated_at'];
+let floorRuns = 0;
+function floorRow(n: number): unknown[] {
+  const now = new Date().toISOString();
+  return [`10.${floorRuns % 256}.${Math.floor(n / 256) % 256}.${n % 256}`, 3306 + Math.floor(n / 65536), `f-${floorRuns}-${n}`, 0, 0, 0, 0, 1, 0, 1, now, now];
+}
+
 interface Database {
   readonly url: string;
   /** Runs `text` on the database (for the floor and the final check). */
@@ -57,8 +65,10 @@ async function createDatabase(backend: Backend): Promise<Database> {
       url: url.toString(),
       query: async (text) => (await pool.query(text)).rows,
       floor: async (connections, seconds) => {
-        await pool.query('create table if not exists floor (id serial primary key, ip varchar(64), port int, hostname varchar(255), created_at varchar(32))');
-        return loop(connections, seconds, (n) => pool.query('insert into floor (ip, port, hostname, created_at) values ($1, $2, $3, $4)', [`10.0.${n % 256}.1`, n, `f-${n}`, new Date().toISOString()]));
+        // A copy of the servers table: its columns, defaults and every index (the trigram ones too).
+        await pool.query('create table if not exists floor (like servers including defaults including indexes)');
+        const insert = `insert into floor (${FLOOR_COLUMNS.join(', ')}) values (${FLOOR_COLUMNS.map((_, index) => `$${index + 1}`).join(', ')})`;
+        return loop(connections, seconds, (n) => pool.query(insert, floorRow(n)));
       },
       drop: async () => {
         await pool.end();
@@ -79,8 +89,10 @@ async function createDatabase(backend: Backend): Promise<Database> {
     url: url.toString(),
     query: async (text) => (await pool.query(text))[0] as Record<string, unknown>[],
     floor: async (connections, seconds) => {
-      await pool.query('create table if not exists floor (id int auto_increment primary key, ip varchar(64), port int, hostname varchar(255), created_at varchar(32)) engine = InnoDB');
-      return loop(connections, seconds, (n) => pool.query('insert into floor (ip, port, hostname, created_at) values (?, ?, ?, ?)', [`10.0.${n % 256}.1`, n, `f-${n}`, new Date().toISOString()]));
+      // A copy of the servers table: its columns and every index (not its foreign keys).
+      await pool.query('create table if not exists floor like servers');
+      const insert = `insert into floor (${FLOOR_COLUMNS.map((column) => `\`${column}\``).join(', ')}) values (${FLOOR_COLUMNS.map(() => '?').join(', ')})`;
+      return loop(connections, seconds, (n) => pool.query(insert, floorRow(n)));
     },
     drop: async () => {
       await pool.end();
@@ -93,6 +105,7 @@ async function createDatabase(backend: Backend): Promise<Database> {
 
 /** `connections` loops calling `insert` for `seconds`: statements a second. */
 async function loop(connections: number, seconds: number, insert: (n: number) => Promise<unknown>): Promise<number> {
+  floorRuns += 1;
   const end = Date.now() + seconds * 1000;
   let n = 0;
   const started = Date.now();
@@ -136,62 +149,94 @@ function checkRun(label: string, result: WrkResult): void {
   if (result.badStatus > 0 || result.socketErrors > 0) console.log(`  ! ${label}: ${result.badStatus} answers outside 2xx, ${result.socketErrors} socket errors`);
 }
 
+interface Build {
+  readonly name: string;
+  /** Its dist/main.js; undefined: this worktree's. */
+  readonly main: string | undefined;
+  readonly one: number[];
+  readonly two: number[];
+  /** The service's CPU time per POST, one instance (µs). */
+  readonly cpu: number[];
+}
+
+/** A turn of `build`: its two instances started on the database, one instance's load, then
+ * both's, then stopped (two builds' pools at once would pass PostgreSQL's 100 connections). */
+async function turn(build: Build, database: Database, dataDir: string, delays: number[] | undefined): Promise<void> {
+  const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: POOL_SIZE, LOG_LEVEL: 'warn' };
+  const services: ServiceProcess[] = [];
+  try {
+    const main = build.main === undefined ? {} : { main: build.main };
+    const a = await startBenchService(dataDir, env, { log: 'a.log', ...main });
+    services.push(a);
+    const b = await startBenchService(dataDir, env, { log: 'b.log', ...main });
+    services.push(b);
+    const [newest] = await database.query('select coalesce(max(id), 0) as id from change_log');
+    const stream = delays === undefined ? undefined : latencyStream(b.url, Number(newest!.id));
+    const cpuBefore = cpuMilliseconds(a.pid);
+    const single = await runWrk(a.url, POST, SECONDS, CONNECTIONS);
+    build.cpu.push(((cpuMilliseconds(a.pid) - cpuBefore) * 1000) / single.requests);
+    if (stream !== undefined) {
+      await new Promise((done) => setTimeout(done, 1500));
+      stream.close();
+      delays!.push(...stream.delays);
+    }
+    checkRun(`${build.name}, one instance`, single);
+    build.one.push(single.requestsPerSecond);
+    const [viaA, viaB] = await Promise.all([runWrk(a.url, POST, SECONDS, CONNECTIONS / 2), runWrk(b.url, POST, SECONDS, CONNECTIONS / 2)]);
+    checkRun(`${build.name}, two instances`, viaA!);
+    checkRun(`${build.name}, two instances`, viaB!);
+    build.two.push(viaA!.requestsPerSecond + viaB!.requestsPerSecond);
+    console.log(
+      `  ${build.name}: one instance ${Math.round(single.requestsPerSecond)}/s (p99 ${single.p99Ms} ms, ${Math.round(build.cpu.at(-1)!)} µs of the service's CPU per POST), two instances ${Math.round(build.two.at(-1)!)}/s; ${uptime()}`,
+    );
+  } finally {
+    for (const service of services) await service.stop();
+  }
+}
+
 async function benchBackend(backend: Backend): Promise<void> {
   const database = await createDatabase(backend);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-writes-'));
-  const services: ServiceProcess[] = [];
   try {
-    const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: POOL_SIZE, LOG_LEVEL: 'warn' };
-    const a = await startBenchService(dataDir, env, { log: 'a.log', ...(MAIN === undefined ? {} : { main: MAIN }) });
-    services.push(a);
-    const b = await startBenchService(dataDir, env, { log: 'b.log', ...(MAIN === undefined ? {} : { main: MAIN }) });
-    services.push(b);
-    const one: number[] = [];
-    const two: number[] = [];
+    const builds: Build[] = [{ name: 'this build', main: undefined, one: [], two: [], cpu: [] }];
+    if (MAIN !== undefined) builds.push({ name: 'other build', main: MAIN, one: [], two: [], cpu: [] });
     const floor: number[] = [];
     const delays: number[] = [];
-    /** The service's own CPU time per POST, one instance (ms): on a shared machine, what the
-     * rate would be with a core of its own. */
-    const cpu: number[] = [];
-    console.log(`\n## ${backend}, ${CONNECTIONS} connections, pool ${POOL_SIZE} per instance, ${ROUNDS} rounds of ${SECONDS} s`);
+    console.log(`\n## ${backend}, ${CONNECTIONS} connections, pool ${POOL_SIZE} per instance, ${ROUNDS} rounds of ${SECONDS} s${MAIN === undefined ? '' : `, this build and ${MAIN} in alternating turns`}`);
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}, before: ${uptime()}`);
-      const [newest] = await database.query('select coalesce(max(id), 0) as id from change_log');
-      const stream = latencyStream(b.url, Number(newest!.id));
-      const cpuBefore = cpuMilliseconds(a.pid);
-      const single = await runWrk(a.url, POST, SECONDS, CONNECTIONS);
-      cpu.push((cpuMilliseconds(a.pid) - cpuBefore) / single.requests);
-      await new Promise((done) => setTimeout(done, 1500));
-      stream.close();
-      delays.push(...stream.delays);
-      checkRun('one instance', single);
-      one.push(single.requestsPerSecond);
-      const [viaA, viaB] = await Promise.all([runWrk(a.url, POST, SECONDS, CONNECTIONS / 2), runWrk(b.url, POST, SECONDS, CONNECTIONS / 2)]);
-      checkRun('two instances', viaA!);
-      checkRun('two instances', viaB!);
-      two.push(viaA!.requestsPerSecond + viaB!.requestsPerSecond);
+      // Alternating which build goes first, so that neither always meets the other's after-effects.
+      const order = round % 2 === 1 ? builds : [...builds].reverse();
+      for (const build of order) await turn(build, database, dataDir, build === builds[0] ? delays : undefined);
       floor.push(await database.floor(CONNECTIONS, SECONDS));
-      console.log(
-        `  one instance ${Math.round(single.requestsPerSecond)}/s (p99 ${single.p99Ms} ms, ${cpu.at(-1)!.toFixed(2)} ms of the service's CPU per POST), two instances ${Math.round(two.at(-1)!)}/s, bare INSERT ${Math.round(floor.at(-1)!)}/s; after: ${uptime()}`,
-      );
+      console.log(`  bare INSERT into a copy of the servers table (same indexes), ${CONNECTIONS} connections: ${Math.round(floor.at(-1)!)}/s; after: ${uptime()}`);
     }
     const [servers] = await database.query('select count(*) as n from servers');
     const [log] = await database.query('select count(*) as n, min(id) as lo, max(id) as hi from change_log');
     // A build before issue #38 has no queue.
     const [pending] = await database.query('select count(*) as n from change_log_pending').catch(() => [{ n: 0 }]);
     const exact = Number(servers!.n) === Number(log!.n) && Number(log!.lo) === 1 && Number(log!.hi) === Number(log!.n) && Number(pending!.n) === 0;
-    console.log(`POST /servers, one instance: ${spread(one)}; two instances: ${spread(two)} (${(median(two) / median(one)).toFixed(2)}x); bare INSERT floor: ${spread(floor)}`);
-    console.log(`the service's CPU per POST, one instance: ${median(cpu).toFixed(2)} ms (a core of its own would serve ${Math.round(1000 / median(cpu))}/s)`);
-    console.log(`change feed, commit to a stream on the other instance during the one-instance load: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms over ${delays.length} records`);
+    for (const build of builds) {
+      console.log(
+        `${build.name}: POST /servers, one instance ${spread(build.one)}; two instances ${spread(build.two)} (${(median(build.two) / median(build.one)).toFixed(2)}x); ` +
+          `CPU per POST ${Math.round(median(build.cpu))} µs (${Math.round(Math.min(...build.cpu))}-${Math.round(Math.max(...build.cpu))}); of the floor ${(median(build.one) / median(floor)).toFixed(2)}`,
+      );
+    }
+    if (builds.length === 2) {
+      const [mine, other] = builds as [Build, Build];
+      const ratios = mine.one.map((rate, index) => rate / other.one[index]!);
+      console.log(`this build / other build, one instance, per round: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; CPU per POST ${(median(mine.cpu) / median(other.cpu)).toFixed(2)}`);
+    }
+    console.log(`bare INSERT floor: ${spread(floor)}`);
+    console.log(`change feed, commit to a stream on the other instance during this build's one-instance load: p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms over ${delays.length} records`);
     console.log(`change log: ${log!.n} records (ids ${log!.lo}..${log!.hi}), ${servers!.n} servers, ${pending!.n} waiting: ${exact ? 'exact' : 'NOT EXACT'}`);
     if (!exact) process.exitCode = 1;
   } finally {
-    for (const service of services) await service.stop();
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 ensureWrk();
-console.log(`# bench:writes, ${machine()}${MAIN === undefined ? '' : `, build ${MAIN}`}`);
+console.log(`# bench:writes, ${machine()}`);
 for (const backend of BACKENDS) await benchBackend(backend);

@@ -81,8 +81,10 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       return { action: 'read', plan, answer: answer instanceof Promise ? await answer : answer };
     }
     case 'create':
-    case 'update':
-      return { action: plan.action, plan, entry: await changing(context, plan, [plan], (tx) => write(tx, plan)) };
+    case 'update': {
+      const alone = plan.action === 'create' ? await createAlone(context, plan) : undefined;
+      return { action: plan.action, plan, entry: alone ?? (await changing(context, plan, [plan], (tx) => write(tx, plan))) };
+    }
     case 'delete':
       await changing(context, plan, [plan], (tx) => remove(tx, plan));
       return { action: 'delete', plan };
@@ -152,6 +154,22 @@ export async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entr
   return entry;
 }
 
+/** A create as one statement, where the store can (ReadThroughStore.createAlone): one with no
+ * reference to look up, checked by the same rule and storing the same values as write(), and
+ * recording the same change. Undefined when it was not done so (nothing written): run write(). */
+async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<Entry | undefined> {
+  if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.references.length > 0 || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
+  const candidate: Record<string, unknown> = { ...plan.values };
+  const problems = await checkRule(undefined, plan, candidate);
+  if (problems.length > 0) throw validationFailed(problems);
+  const values = (await changedValues(undefined, plan, candidate, undefined))!;
+  return context.cached.createAlone(plan, values, now(), secretsChangedBy(plan, values));
+}
+
+function secretsChangedBy(plan: WritePlan, values: Record<string, unknown>): string[] {
+  return Object.keys(values).filter((name) => plan.resource.fields[name]?.writeOnly === true);
+}
+
 /** The values a write stores, once the resource's rule and the references allow them;
  * undefined for an update that changes no field. */
 async function checkedValues(tx: StoreTransaction, plan: WritePlan, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
@@ -168,17 +186,17 @@ async function checkedValues(tx: StoreTransaction, plan: WritePlan, existing: En
 
 function recordWrite(tx: StoreTransaction, plan: WritePlan, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
   const { resource } = plan;
-  const secretsChanged = Object.keys(values).filter((name) => resource.fields[name]?.writeOnly === true);
-  tx.recordChange({ action: plan.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged });
+  tx.recordChange({ action: plan.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged: secretsChangedBy(plan, values) });
 }
 
 /** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
-async function checkRule(tx: StoreTransaction, plan: WritePlan, candidate: Record<string, unknown>): Promise<FieldProblem[]> {
+async function checkRule(tx: StoreTransaction | undefined, plan: WritePlan, candidate: Record<string, unknown>): Promise<FieldProblem[]> {
   const { resource, id } = plan;
   if (resource.rule === undefined) return [];
   return resource.rule(candidate, {
     sent: new Set(plan.sent),
-    storedSecret: (field) => (id === undefined ? Promise.resolve(undefined) : tx.storedSecret(resource, id, field)),
+    // A create (the only write without a transaction here) has no stored secret.
+    storedSecret: (field) => (id === undefined || tx === undefined ? Promise.resolve(undefined) : tx.storedSecret(resource, id, field)),
   });
 }
 

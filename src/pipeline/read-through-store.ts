@@ -10,6 +10,7 @@
 import { entryNotFound } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
+import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import type { EntryCache } from './entry-cache.js';
@@ -81,6 +82,18 @@ export class ReadThroughStore {
       return await this.store.transaction(work, author);
     } finally {
       this.forget(changes);
+    }
+  }
+
+  /** A create in one statement where the store can (ResourceStore.createAlone), with the
+   * cached copies it changes out of the way; undefined when it was not done so. */
+  async createAlone(plan: WritePlan, values: Record<string, unknown>, now: string, secretsChanged: readonly string[]): Promise<Entry | undefined> {
+    if (!this.store.createsAlone) return undefined;
+    this.forget([plan]);
+    try {
+      return await this.store.createAlone(plan.resource, values, now, plan.author, secretsChanged);
+    } finally {
+      this.forget([plan]);
     }
   }
 

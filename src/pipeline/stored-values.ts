@@ -12,7 +12,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 /** The values to store; undefined for an update that would change no field. */
 export async function changedValues(
-  tx: StoreTransaction,
+  /** Undefined for a create run without a transaction (it compares nothing). */
+  tx: StoreTransaction | undefined,
   plan: WritePlan,
   candidate: Record<string, unknown>,
   existing: Entry | undefined,
@@ -26,7 +27,7 @@ export async function changedValues(
     values[name] = candidate[name];
     if (changes || existing === undefined) continue;
     // A secret sent again is compared with the one stored, which only the store can open.
-    const stored = field.writeOnly ? await tx.storedSecret(plan.resource, existing.id, name) : existing[name];
+    const stored = field.writeOnly ? await tx!.storedSecret(plan.resource, existing.id, name) : existing[name];
     if (!sameValue(stored, candidate[name])) changes = true;
   }
   return changes ? values : undefined;

@@ -20,6 +20,7 @@ import { COUNT_SHARDS, probeWrite, readChanges, readCount } from './resource-cou
 import type { DiskSpace, DiskWatch } from './disk-watch.js';
 import { StorageHealth, storageFaultOf } from './storage-health.js';
 import type { StoreContext } from './store-context.js';
+import { SingleCreate } from './single-create.js';
 import { StoreTransaction } from './store-transaction.js';
 import { WriteTail, type ChangeReceipt } from './write-tail.js';
 
@@ -56,6 +57,8 @@ export class ResourceStore {
   private readonly sequencer: ChangeSequencer | undefined;
   /** The count share a write adds to (resource-counts.ts), where counts are shared. */
   private readonly countShard: RawBuilder<number> | undefined;
+  /** Creates in one statement, where the dialect can (single-create.ts). */
+  private readonly singleCreate: SingleCreate | undefined;
 
   private readonly handle: DatabaseHandle;
   /** The handle's database, seen with the registry's tables (withTables only adds types). */
@@ -81,6 +84,7 @@ export class ResourceStore {
     this.health = new StorageHealth(handle.failureOf, this.probe);
     this.changeLog = new ChangeLog(handle.db, this.templates);
     this.countShard = handle.queries.countShard(COUNT_SHARDS);
+    this.singleCreate = SingleCreate.possible(this.context, this.countShard) ? new SingleCreate(this.context, this.countShard) : undefined;
     this.sequencer = handle.capabilities.numbersChangesAfterCommit
       ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId), handle.queries.numberChanges)
       : undefined;
@@ -127,6 +131,29 @@ export class ResourceStore {
       this.health.failed(error);
       throw error;
     }
+  }
+
+  /** Whether creates may be tried in one statement (createAlone). */
+  get createsAlone(): boolean {
+    return this.singleCreate !== undefined;
+  }
+
+  /** A create of an entry in one autocommitted statement, with its count and change record
+   * (single-create.ts); undefined when it cannot be done so and nothing was written: run it
+   * with `transaction` then. Acknowledged, like a transaction, once its record has its id. */
+  async createAlone(resource: ResourceDefinition, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
+    if (this.singleCreate === undefined) return undefined;
+    this.disk?.refuseWriteIfFlooded();
+    let entry: Entry | undefined;
+    try {
+      entry = await this.singleCreate.create(resource, values, now, author, secretsChanged);
+    } catch (error) {
+      this.health.failed(error);
+      throw error;
+    }
+    this.health.succeeded();
+    if (entry !== undefined) await this.sequencer?.number().catch(() => undefined);
+    return entry;
   }
 
   /** What a driver error means. */

@@ -331,8 +331,8 @@ export class StoreTransaction {
    * through RETURNING where the dialect has it, else by reading it again. */
   private async writeRow(resource: CompiledResource, statement: 'insert' | 'update', row: Row, id: number | undefined): Promise<Entry> {
     const columns = Object.keys(row);
-    const returning = this.capabilities.returning;
-    const query = this.templates.get(`${statement} ${resource.table} ${columns.join(',')}`, (slot) => {
+    const returning = statement === 'insert' ? this.capabilities.insertReturning : this.capabilities.returning;
+    const query = this.templates.get(`${statement} ${resource.table} ${columns.join(',')} ${returning}`, (slot) => {
       const slots = Object.fromEntries(columns.map((column, index) => [column, slot(index)]));
       const write: any =
         statement === 'insert'

@@ -7,6 +7,10 @@ import type { Ddl } from '../migrations/ddl.js';
 export interface DatabaseCapabilities {
   /** INSERT … RETURNING gives the new row; otherwise the driver's insert id does. */
   readonly returning: boolean;
+  /** A single-row INSERT … RETURNING gives the new row (where `returning` is true, and in
+   * MariaDB 10.5+, which has it for INSERT but not for UPDATE): a create then reads its row
+   * back in the same round trip instead of a SELECT after it. */
+  readonly insertReturning: boolean;
   /** UPDATE … RETURNING costs about what the update alone does. Not in SQLite, which runs
    * RETURNING like a trigger, in a statement savepoint: an FTS5 table written earlier in the
    * transaction (the servers' search index) flushes its pending terms at that savepoint,
@@ -137,6 +141,25 @@ export interface OpenedDatabase {
   readonly dataFolder?: string;
 }
 
+/** What a single create writes (DialectQueries.singleCreate). */
+export interface SingleCreateValues {
+  /** The values of the row's columns, in the order of the statement's `columns`. */
+  readonly row: readonly unknown[];
+  readonly table: string;
+  /** What the create adds to the table's total and live counts. */
+  readonly total: number;
+  readonly live: number;
+  /** The pending change record's at, action, resource, actor, request id and secrets changed;
+   * its after is `afterHead`, the new row's id, `afterTail`; its before is null. */
+  readonly record: { readonly at: string; readonly action: string; readonly resource: string; readonly actor: string; readonly requestId: string; readonly afterHead: string; readonly afterTail: string; readonly secretsChanged: string };
+}
+
+/** A single create's statement: its text, and its parameters in the order of its placeholders. */
+export interface SingleCreateStatement {
+  readonly sql: string;
+  parameters(values: SingleCreateValues): unknown[];
+}
+
 /** SQL that each dialect spells its own way, for the store. */
 export interface DialectQueries {
   /** A select of rows to claim (webhook deliveries): locked, skipping the rows another
@@ -144,6 +167,13 @@ export interface DialectQueries {
    * never wait on each other nor take the same row. SQLite runs one transaction at a time:
    * the select is left as it is. */
   claimRows<DB, TB extends keyof DB, O>(select: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** A single create (src/store/single-create.ts) as one statement sent once, where the dialect
+   * has a block of statements with variables and handlers (MariaDB's BEGIN NOT ATOMIC): in one
+   * transaction, the row into `table` (its `columns`), its count share (of `shards`, the
+   * connection's, as countShard) or else the table's own count row, and its pending change
+   * record; then the new row's `returned` columns, read after the commit. A unique value taken
+   * rolls it back and gives no row. Undefined elsewhere (PostgreSQL's is a WITH clause). */
+  readonly singleCreate?: (table: string, columns: readonly string[], returned: readonly string[], shards: number) => SingleCreateStatement;
   /** A change sequencer run in one statement (src/store/change-sequencer.ts), where the dialect
    * can: it locks change_log_state's row, moves up to `batch` committed records of
    * change_log_pending to change_log with the next ids, moves last_id and signals the commit

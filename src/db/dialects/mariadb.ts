@@ -5,7 +5,7 @@ import { createPool, type Pool, type PoolConnection } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
-import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot } from './database-dialect.js';
+import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot, SingleCreateStatement } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
 
 function run(connection: PoolConnection, statement: string): Promise<void> {
@@ -123,7 +123,71 @@ const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = ut
 // mysql2 reports a command on a connection that broke mid-transaction (its ROLLBACK) without a code.
 const failureOf = serverFailureOf(FAILURES, /Can't add new command when connection is in closed state/i);
 
-const capabilities: DatabaseCapabilities = { returning: false, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
+const PENDING = 'at, action, resource, entry_id, actor, request_id, before_json, after_json, secrets_changed_json';
+
+/** A change sequencer run (DialectQueries.numberChanges) as one compound statement: the steps
+ * of ChangeSequencer's own run, in the same order and transaction (READ COMMITTED, the state
+ * row locked first; the committed records' seqs read once, as a JSON array, and exactly those
+ * moved and deleted), sent in one round trip instead of nine. Any error rolls the run back
+ * before it is raised, so that no connection goes back to the pool inside a transaction. */
+function numberChanges(batch: number) {
+  const seqs = sql.raw(`json_table(v_seqs, '$[*]' columns (seq bigint path '$')) j`);
+  return sql<unknown>`begin not atomic
+  declare v_last bigint;
+  declare v_seqs longtext;
+  declare v_moved int default 0;
+  declare exit handler for sqlexception begin rollback; resignal; end;
+  set transaction isolation level read committed;
+  start transaction;
+  select last_id into v_last from change_log_state where id = 1 for update;
+  select json_arrayagg(seq), count(*) into v_seqs, v_moved from (select seq from change_log_pending order by seq limit ${batch}) b;
+  if v_moved > 0 then
+    insert into change_log (id, ${sql.raw(PENDING)})
+      select v_last + row_number() over (order by p.seq), ${sql.raw(PENDING.split(', ').map((column) => `p.${column}`).join(', '))}
+      from ${seqs} join change_log_pending p on p.seq = j.seq;
+    delete from change_log_pending where seq in (select j.seq from ${seqs});
+    if row_count() <> v_moved then
+      signal sqlstate '45000' set message_text = 'the change sequencer moved and deleted different numbers of records';
+    end if;
+    update change_log_state set last_id = v_last + v_moved where id = 1;
+  end if;
+  commit;
+  select v_last + v_moved as last_id, v_moved as moved;
+end`;
+}
+
+/** DialectQueries.singleCreate: one compound statement. ER_DUP_ENTRY (1062, a unique value
+ * taken) rolls it back and ends it without a row; any other error rolls it back and is raised. */
+function singleCreate(table: string, columns: readonly string[], returned: readonly string[], shards: number): SingleCreateStatement {
+  const id = (name: string) => `\`${name.replaceAll('`', '``')}\``;
+  const counts = 'set total = total + ?, live = live + ?, changes = changes + 1 where table_name = ?';
+  const text = `begin not atomic
+  declare v_id bigint;
+  declare exit handler for 1062 rollback;
+  declare exit handler for sqlexception begin rollback; resignal; end;
+  start transaction;
+  insert into ${id(table)} (${columns.map(id).join(', ')}) values (${columns.map(() => '?').join(', ')});
+  set v_id = last_insert_id();
+  update resource_count_shards ${counts} and shard = connection_id() % ${Math.trunc(shards)};
+  if row_count() = 0 then
+    update resource_counts ${counts};
+  end if;
+  insert into change_log_pending (${PENDING}) values (?, ?, ?, v_id, ?, ?, null, concat(?, v_id, ?), ?);
+  commit;
+  select ${returned.map(id).join(', ')} from ${id(table)} where id = v_id;
+end`;
+  return {
+    sql: text,
+    parameters: ({ row, table: name, total, live, record }) => [
+      ...row,
+      total, live, name,
+      total, live, name,
+      record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged,
+    ],
+  };
+}
+
+const capabilities: DatabaseCapabilities = { returning: false, insertReturning: true, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))
@@ -167,6 +231,14 @@ export const mariadbDialect: DatabaseDialect = {
   ddl,
   queries: {
     claimRows: (select) => select.forUpdate().skipLocked(),
+    singleCreate,
+    numberChanges: async (db, batch) => {
+      const { rows } = await numberChanges(batch).execute(db);
+      // The compound statement answers its last SELECT's rows, then its own OK packet.
+      const first = rows[0] as unknown;
+      const result = (Array.isArray(first) ? first[0] : first) as { last_id?: unknown; moved?: unknown } | undefined;
+      return { moved: Number(result?.moved ?? 0), lastId: Number(result?.last_id ?? 0) };
+    },
     countShard: (shards) => sql<number>`connection_id() % ${sql.lit(shards)}`,
     joinedIds: (column) => sql`group_concat(${column})`,
     searchIndexMatch: () => undefined,
