@@ -141,7 +141,7 @@ export class ResourceStore {
   /** A create of an entry in one autocommitted statement, with its count and change record
    * (single-create.ts); undefined when it cannot be done so and nothing was written: run it
    * with `transaction` then. Acknowledged, like a transaction, once its record has its id. */
-  async createAlone(resource: ResourceDefinition, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
+  async createAlone(resource: CompiledResource, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
     if (this.singleCreate === undefined) return undefined;
     this.disk?.refuseWriteIfFlooded();
     let entry: Entry | undefined;

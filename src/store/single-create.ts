@@ -16,11 +16,10 @@
 // feed's proof (change-sequencer.ts) holds as it is.
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SingleCreateStatement, SingleCreateValues } from '../db/connect.js';
-import type { ResourceDefinition } from '../registry/resource-definition.js';
-import { shownFields } from '../registry/managed-fields.js';
+import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from './change-log.js';
 import { PENDING_COLUMNS } from './change-log.js';
-import { decodeEntry, encodeValues, linkedFields, type Entry, type Row } from './entry-rows.js';
+import { decodeEntry, encodeValues, type Entry, type Row } from './entry-rows.js';
 import { COUNT_SHARDS, countShareUpdate } from './resource-counts.js';
 import type { StoreContext } from './store-context.js';
 
@@ -56,15 +55,15 @@ export class SingleCreate {
   /** Stores the entry of `values` and its change record, committed, and returns it; undefined
    * when this create is not of the plain shape, or when its unique values are taken (then
    * nothing was written: the caller runs it as a transaction). */
-  async create(resource: ResourceDefinition, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
+  async create(resource: CompiledResource, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
     const row: Row = { ...encodeValues(resource, values, this.context.secrets), created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
-    for (const [name] of linkedFields(resource)) {
+    for (const [name] of resource.linkedFields) {
       const ids = values[name];
       if (ids !== undefined && !(Array.isArray(ids) && ids.length === 0)) return undefined;
     }
     // Every shown column written by the service: nothing left to a database default.
-    for (const [name, field] of shownFields(resource)) {
+    for (const [name, field] of resource.shownFields) {
       if (name !== 'id' && field.link === undefined && !(field.column in row)) return undefined;
     }
     const after = withLinks(resource, decodeEntry(resource, { ...row, id: STAND_IN_ID }), values);
@@ -92,13 +91,13 @@ export class SingleCreate {
   }
 
   /** Runs the statement; the stored row, or undefined when a unique value was taken. */
-  private async write(resource: ResourceDefinition, columns: readonly string[], values: SingleCreateValues): Promise<Row | undefined> {
+  private async write(resource: CompiledResource, columns: readonly string[], values: SingleCreateValues): Promise<Row | undefined> {
     const { db, queries } = this.context.handle;
     const key = `single create ${resource.table} ${columns.join(',')}`;
     if (queries.singleCreate !== undefined) {
       let statement = this.compounds.get(key);
       if (statement === undefined) {
-        statement = queries.singleCreate(resource.table, columns, this.context.selections.stored(resource), COUNT_SHARDS);
+        statement = queries.singleCreate(resource.table, columns, resource.storedColumns, COUNT_SHARDS);
         this.compounds.set(key, statement);
       }
       const { rows } = await db.executeQuery(CompiledQuery.raw(statement.sql, statement.parameters(values)));
@@ -115,9 +114,9 @@ export class SingleCreate {
   /** WITH ins AS (INSERT … ON CONFLICT DO NOTHING RETURNING …), share AS (its count share, if
    * a row was inserted), own AS (the table's own count row, if the share's row is missing),
    * change AS (INSERT INTO change_log_pending SELECT … FROM ins) SELECT … FROM ins. */
-  private statement(resource: ResourceDefinition, columns: readonly string[], slot: (index: number) => any) {
+  private statement(resource: CompiledResource, columns: readonly string[], slot: (index: number) => any) {
     const db = this.context.handle.db as Kysely<any>;
-    const stored = this.context.selections.stored(resource);
+    const stored = resource.storedColumns;
     const inserted = (eb: any) => eb.exists(eb.selectFrom('ins').select(sql.lit(1).as('one')));
     const recordSlot = (name: (typeof RECORD_SLOTS)[number]) => slot(3 + RECORD_SLOTS.indexOf(name));
     const text = (name: (typeof RECORD_SLOTS)[number]) => sql`cast(${recordSlot(name)} as text)`;
@@ -161,7 +160,7 @@ export class SingleCreate {
 }
 
 /** The entry with its sets as the write stores them: none of its links is written here. */
-function withLinks(resource: ResourceDefinition, entry: Entry, values: Record<string, unknown>): Entry {
-  for (const [name] of linkedFields(resource)) entry[name] = (values[name] as number[] | undefined) ?? [];
+function withLinks(resource: CompiledResource, entry: Entry, values: Record<string, unknown>): Entry {
+  for (const [name] of resource.linkedFields) entry[name] = (values[name] as number[] | undefined) ?? [];
   return entry;
 }
