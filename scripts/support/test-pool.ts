@@ -51,14 +51,16 @@ export function lastTimes(backend: Backend): Map<string, number> {
   }
 }
 
-/** Writes each backend's times of this run, slowest first (what the next run orders by). */
+/** Writes each backend's times of this run, slowest first (what the next run orders by); a
+ * file that did not run this time (TEST_FILES) keeps its time of before. */
 export function saveTimes(results: JobResult[]): void {
   mkdirSync(TIMES_DIR, { recursive: true });
   for (const backend of new Set(results.map((result) => result.job.backend))) {
-    const lines = results
-      .filter((result) => result.job.backend === backend)
-      .sort((a, b) => b.seconds - a.seconds)
-      .map((result) => `${result.seconds.toFixed(1).padStart(7)} s  ${result.job.file}\n`);
+    const times = lastTimes(backend);
+    for (const result of results) if (result.job.backend === backend) times.set(result.job.file, result.seconds);
+    const lines = [...times]
+      .sort((a, b) => b[1] - a[1])
+      .map(([file, seconds]) => `${seconds.toFixed(1).padStart(7)} s  ${file}\n`);
     writeFileSync(join(TIMES_DIR, `${backend}.txt`), lines.join(''));
   }
 }
