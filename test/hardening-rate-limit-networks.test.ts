@@ -1,6 +1,7 @@
 // The rate limit counts a client without an accepted token by its network (issue
 // "Hardening"): an IPv4 address, but an IPv6 /64, which one host may own whole and pick
 // addresses from at will; an IPv4-mapped IPv6 address is the IPv4 address it maps.
+// @backend-independent (runs once, not once per backend): the budgets are in the instance's memory, keyed by address; the database only answers the 401s, which every backend's tests cover.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';

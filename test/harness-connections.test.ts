@@ -4,6 +4,7 @@
 // long synchronous stretch, or a busy machine that does not schedule it) cannot run that timer
 // before its next request, reuses a connection the server has closed, and the request fails
 // with "other side closed". This stalls on purpose, the way a loaded machine does by accident.
+// @backend-independent (runs once, not once per backend): it asserts the harness's connection handling against the server's keep-alive timeout; no database takes part in it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { serverPerSuite } from './support/server.js';

@@ -1,2 +1,0 @@
-// The types of file-times-reporter.mjs (plain JavaScript: node loads a reporter before tsx).
-export default function fileTimes(source: AsyncIterable<unknown>): AsyncGenerator<string>;
