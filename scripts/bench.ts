@@ -13,6 +13,7 @@
 // is described in docs/performance.md. Not a pass/fail test, except that errors, a lost
 // acknowledged write or a target out of reach of the issues' figures exit non-zero only for
 // the first two.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,6 +38,8 @@ const SQLITE_FLOOR = resolve(import.meta.dirname, 'support/sqlite-floor-server.t
 /** Bare Fastify doing the scenario's database work on a copy of the file (sqlite-floor-server.ts). */
 const FLOOR = 'Fastify + SQLite';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,1000000').split(',').filter(Boolean).map(Number);
+/** The benches `npm run bench` runs after its own scenarios (runParts). */
+const BENCH_PARTS = ['sd', 'config', 'writes', 'webhooks'];
 const ONLY = process.env.BENCH_SCENARIOS ? new RegExp(process.env.BENCH_SCENARIOS) : undefined;
 const BASELINE = process.env.BENCH_BASELINE ?? 'b3a2176';
 const BACKEND = benchBackend();
@@ -315,6 +318,21 @@ async function main(): Promise<void> {
   if (results.some((f) => f.errors > 0 && f.target !== 'json-server')) process.exitCode = 1;
   // After the tables, so that a failure here loses none of them.
   if (ONLY === undefined && process.env.BENCH_CHANGES !== '0') process.stdout.write(`${(await changeFeedFigures()).map((note) => `- ${note}`).join('\n')}\n`);
+  if (ONLY === undefined) runParts();
+}
+
+/** The benches of part three, each a script of its own (`npm run bench:<part>` runs one alone),
+ * run one after another at the end so that one `npm run bench` gives every issue's figures:
+ * BENCH_PARTS picks them (comma-separated, empty for none). Each runs in a process of its own,
+ * on the build made above, so that one's memory and timers cannot colour the next. */
+function runParts(): void {
+  const parts = (process.env.BENCH_PARTS ?? BENCH_PARTS.join(',')).split(',').filter((part) => part !== '');
+  for (const part of parts) {
+    if (!BENCH_PARTS.includes(part)) throw new Error(`BENCH_PARTS: no bench named ${part} (${BENCH_PARTS.join(', ')})`);
+    process.stdout.write(`\n## npm run bench:${part}\n\n`);
+    const run = spawnSync(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, `bench-${part}.ts`)], { stdio: 'inherit' });
+    if (run.status !== 0) process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {
