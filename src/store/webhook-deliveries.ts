@@ -10,6 +10,9 @@
 //   An instance that dies leaves its leases to expire; another then makes the attempt again,
 //   with the same webhook-id.
 // - finish records an attempt, only while this instance still holds the lease.
+// claim and finish commit without waiting for a disk flush where the database groups commits
+// (SQLite): both are redone if lost, and a flush per batch of attempts held the event loop,
+// and so the API's answers, for a dead receiver's thousands of retries.
 import type { Kysely } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
@@ -175,7 +178,8 @@ export class WebhookDeliveries {
         attemptsJson: row.attempts,
         attempts: (JSON.parse(row.attempts) as unknown[]).length,
       }));
-    });
+      // A lease lost in a power cut is harmless: the attempt is made again (commit-group.ts).
+    }, false);
   }
 
   /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
@@ -196,7 +200,8 @@ export class WebhookDeliveries {
         if (Number(result.numUpdatedRows) > 0) recorded.add(item.id);
       }
       return recorded;
-    });
+      // A result lost in a power cut only makes the attempt again, with the same webhook-id.
+    }, false);
   }
 
   /** A ping's delivery, already held by `owner` for its one attempt, made at once. */
