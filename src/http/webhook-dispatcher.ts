@@ -159,9 +159,9 @@ export class WebhookDispatcher {
       if (this.pacedUntilQuiet()) return;
       this.lookForDue = false;
       const busy = [...this.inFlight].filter(([, count]) => count >= this.perWebhook).map(([id]) => id);
-      const started = performance.now();
+      const workBefore = this.deliveries.workMs;
       const claimed = await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, busy);
-      this.spent(started);
+      this.spent(this.deliveries.workMs - workBefore);
       if (claimed.length === free) this.lookForDue = true;
       if (claimed.length > 0) {
         const targets = await this.store.targets([...new Set(claimed.map((delivery) => delivery.webhookId))]);
@@ -180,12 +180,12 @@ export class WebhookDispatcher {
   // thousands of deliveries are retried, back to back they took most of it, and the API's
   // answers waited (GET p99 from 9 to 175 ms with 5,000 retrying). Each takes a few ms; after
   // it, the next claim waits so that they take at most LOOP_SHARE of the time. Recordings are
-  // not delayed (their attempts hold slots); their time delays the next claim. Over a
-  // connection (PostgreSQL, MariaDB) the wait is the database's, not the event loop's.
-  private spent(started: number): void {
+  // not delayed (their attempts hold slots); their time delays the next claim. What counts is
+  // the time inside their transactions (workMs), not the wait for their turn behind the API's
+  // writes. Over a connection (PostgreSQL, MariaDB) the wait is the database's, not the loop's.
+  private spent(workMs: number): void {
     if (!this.database.onEventLoop) return;
-    const now = performance.now();
-    this.quietUntil = Math.max(this.quietUntil, now) + ((now - started) * (1 - LOOP_SHARE)) / LOOP_SHARE;
+    this.quietUntil = Math.max(this.quietUntil, performance.now()) + (workMs * (1 - LOOP_SHARE)) / LOOP_SHARE;
   }
 
   /** True if the claim must wait for its pace; then run() is called once it may go. */
@@ -246,9 +246,9 @@ export class WebhookDispatcher {
         const batch = this.ended;
         this.ended = [];
         try {
-          const started = performance.now();
+          const workBefore = this.deliveries.workMs;
           await this.record(batch);
-          this.spent(started);
+          this.spent(this.deliveries.workMs - workBefore);
         } catch (error) {
           this.log.warn({ err: error, deliveries: batch.length }, 'webhooks: attempts could not be recorded; their leases will expire and they will be made again');
         }
