@@ -61,7 +61,7 @@ export function webhookSchemas(context: DocumentContext): [string, JsonObject][]
     ...shown,
     ['WebhookCreated', object({ id, secret, item: ref('Webhook') })],
     // A dry run's answers (contract section 12): no id assigned, no secret made.
-    ['WebhookUnassigned', { ...webhook, properties: { ...(webhook.properties as JsonObject), id: unassigned } }],
+    ['WebhookUnassigned', { ...webhook, properties: { ...(webhook.properties as JsonObject), id: unassigned }, ...(webhook.examples === undefined ? {} : { examples: (webhook.examples as JsonObject[]).map((example) => ({ ...example, id: null })) }) }],
     ['WebhookDryRunCreated', object({ id: unassigned, secret: noSecret, item: ref('WebhookUnassigned') })],
     ['WebhookSecret', object({ id, secret })],
     ['WebhookDryRunSecret', object({ id, secret: noSecret })],
