@@ -158,11 +158,11 @@ export class WebhookDispatcher {
       if (free < this.perWebhook && this.inFlightTotal > 0) return;
       if (this.pacedUntilQuiet()) return;
       this.lookForDue = false;
-      const busy = [...this.inFlight].filter(([, count]) => count >= this.perWebhook).map(([id]) => id);
       const workBefore = this.deliveries.workMs;
-      const claimed = await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, busy);
+      const { claimed, more } = await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, this.inFlight, this.perWebhook);
       this.spent(this.deliveries.workMs - workBefore);
-      if (claimed.length === free) this.lookForDue = true;
+      // More may be due: the slots were filled, or a webhook's share left rows another takes.
+      if (claimed.length === free || (more && claimed.length > 0)) this.lookForDue = true;
       if (claimed.length > 0) {
         const targets = await this.store.targets([...new Set(claimed.map((delivery) => delivery.webhookId))]);
         for (const delivery of claimed) this.begin(delivery, targets.get(delivery.webhookId));
@@ -203,7 +203,6 @@ export class WebhookDispatcher {
   }
 
   private begin(delivery: ClaimedDelivery, target: WebhookTarget | undefined): void {
-    // A webhook may have more due deliveries than its share: the claim took them in order.
     this.inFlightTotal++;
     this.inFlight.set(delivery.webhookId, (this.inFlight.get(delivery.webhookId) ?? 0) + 1);
     const attempt = this.attempt(delivery, target)

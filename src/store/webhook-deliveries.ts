@@ -68,6 +68,9 @@ function appended(arrayJson: string, element: unknown): string {
 
 const DUE = ['pending', 'retrying'];
 const FAN_OUT_BATCH = 500;
+/** A claim reads up to this many times the rows it may take (a webhook takes its share of them). */
+const CLAIM_READ_FACTOR = 4;
+const CLAIM_READ_MAX = 1000;
 /** Finished deliveries removed per statement: a prune never holds the table long. */
 const PRUNE_BATCH = 1000;
 
@@ -152,20 +155,23 @@ export class WebhookDeliveries {
   }
 
   /** Claims up to `limit` due deliveries of enabled webhooks for `owner` until `leaseMs` from
-   * now, skipping the webhooks of `busy` (those at their share of attempts). */
-  async claim(owner: string, leaseMs: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]> {
-    if (limit <= 0) return [];
+   * now, at most `share` for a webhook counting the `inFlight` ones it has already (a webhook
+   * at its share is skipped). `more`: due deliveries may be left that a webhook's share kept
+   * out of this claim, which another webhook could take. */
+  async claim(owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+    if (limit <= 0) return { claimed: [], more: false };
     return this.handle.transaction(async (tx) => {
       const started = performance.now();
       try {
-        return await this.claimIn(tx, owner, leaseMs, limit, busy);
+        return await this.claimIn(tx, owner, leaseMs, limit, inFlight, share);
       } finally {
         this.workMs += performance.now() - started;
       }
     }, false); // A lease lost in a power cut is harmless: the attempt is made again (commit-group.ts).
   }
 
-  private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]> {
+  private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+    const busy = [...inFlight].filter(([, count]) => count >= share).map(([id]) => id);
     const now = new Date().toISOString();
     // Only a waiting delivery (pending or retrying) has a next attempt: the index on
     // (next_attempt_at, id) gives the due ones in order, with no sort of all that wait.
@@ -178,14 +184,28 @@ export class WebhookDeliveries {
       // delivery by webhook_id and sorts them, instead of reading the due ones in order.
       .where(({ exists, selectFrom }) => exists(selectFrom('webhooks').select('webhooks.id').whereRef('webhooks.id', '=', 'webhook_deliveries.webhook_id').where('webhooks.enabled', '=', 1)));
     if (busy.length > 0) select = select.where('webhook_id', 'not in', busy);
-    const rows = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(limit)).execute();
-    if (rows.length === 0) return [];
+    // More than `limit` rows are read, and each webhook takes its share of them at most: one
+    // webhook's backlog of due deliveries (a hanging receiver's) would otherwise fill every
+    // free slot, and the other webhooks would wait for its time-outs. The rows read and not
+    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit).
+    const candidates = Math.min(CLAIM_READ_MAX, limit * CLAIM_READ_FACTOR);
+    const read = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(candidates)).execute();
+    const taken = new Map<number, number>();
+    const rows = read.filter((row) => {
+      const webhook = Number(row.webhook_id);
+      const held = (inFlight.get(webhook) ?? 0) + (taken.get(webhook) ?? 0);
+      if (held >= share) return false;
+      taken.set(webhook, (taken.get(webhook) ?? 0) + 1);
+      return true;
+    }).slice(0, limit);
+    const more = read.length === candidates || rows.length < read.length;
+    if (rows.length === 0) return { claimed: [], more };
     await tx
       .updateTable('webhook_deliveries')
       .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
       .where('id', 'in', rows.map((row) => Number(row.id)))
       .execute();
-    return rows.map((row) => ({
+    const claimed = rows.map((row) => ({
       id: Number(row.id),
       webhookId: Number(row.webhook_id),
       payload: row.payload,
@@ -193,6 +213,7 @@ export class WebhookDeliveries {
       attemptsJson: row.attempts,
       attempts: (JSON.parse(row.attempts) as unknown[]).length,
     }));
+    return { claimed, more };
   }
 
   /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
