@@ -3980,10 +3980,93 @@ export interface components {
             readonly secret: string;
             item: components["schemas"]["Webhook"];
         };
+        /**
+         * @description Receiver URLs told of every committed change they subscribe to, by signed HTTP POST requests. The signing secret is shown once, when the webhook is created or its secret rotated.
+         * @example {
+         *       "id": null,
+         *       "name": "cmdb",
+         *       "url": "https://cmdb.example.com/hooks/pmacontrol",
+         *       "resources": [
+         *         "servers"
+         *       ],
+         *       "actions": [],
+         *       "enabled": true,
+         *       "headers": [
+         *         "Authorization"
+         *       ],
+         *       "failing_since": null,
+         *       "disabled_reason": null,
+         *       "created_at": "2025-01-31T08:30:00.000Z",
+         *       "updated_at": "2025-01-31T08:30:00.000Z"
+         *     }
+         */
+        WebhookUnassigned: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description Unique name. */
+            name: string;
+            /**
+             * Format: uri
+             * @description The receiver: an http or https URL (redirects are not followed).
+             */
+            url: string;
+            /**
+             * @description The resources whose changes are delivered; empty: all.
+             * @default []
+             */
+            resources: ("tags" | "clients" | "environments" | "aliases" | "storage-areas" | "servers" | "ssh-keys")[];
+            /**
+             * @description The actions delivered; empty: all.
+             * @default []
+             */
+            actions: ("create" | "update" | "delete" | "restore")[];
+            /**
+             * @description Deliveries are made while true; enabling again resumes them.
+             * @default true
+             */
+            enabled: boolean;
+            /**
+             * @description Extra request headers (at most 10). Their values are write-only: answers show the names only.
+             * @default []
+             */
+            headers: string[];
+            /**
+             * @description Since when every attempt failed; null while healthy.
+             * @default null
+             */
+            readonly failing_since: string | null;
+            /**
+             * @description Why the service disabled the webhook; null otherwise.
+             * @default null
+             */
+            readonly disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC, written by the service.
+             */
+            readonly updated_at: string;
+        };
+        WebhookDryRunCreated: {
+            /** @description null on a dry run: no id is assigned. */
+            id: null;
+            /** @description null on a dry run: no secret is made or stored; the real request shows the one it stores. */
+            secret: null;
+            item: components["schemas"]["WebhookUnassigned"];
+        };
         WebhookSecret: {
             id: number;
             /** @description The signing secret: `whsec_` and the base64 of the key. Shown in this answer only: keep it now. */
             readonly secret: string;
+        };
+        WebhookDryRunSecret: {
+            id: number;
+            /** @description null on a dry run: no secret is made or stored; the real request shows the one it stores. */
+            secret: null;
         };
         WebhookAttempt: {
             /** Format: date-time */
@@ -10933,7 +11016,10 @@ export interface operations {
     };
     createWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /**
@@ -10969,10 +11055,11 @@ export interface operations {
                 headers: {
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETagOfOne"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookCreated"];
+                    "application/json": components["schemas"]["WebhookCreated"] | components["schemas"]["WebhookDryRunCreated"];
                 };
             };
             400: components["responses"]["WebhookBodyRefused"];
@@ -11130,7 +11217,10 @@ export interface operations {
     };
     deleteWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11154,6 +11244,7 @@ export interface operations {
             /** @description Deleted. */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11245,7 +11336,10 @@ export interface operations {
     };
     updateWebhook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: {
                 /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11279,6 +11373,7 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11303,7 +11398,10 @@ export interface operations {
     };
     rotateWebhookSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /**
@@ -11324,10 +11422,11 @@ export interface operations {
             /** @description The new secret, once. */
             200: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookSecret"];
+                    "application/json": components["schemas"]["WebhookSecret"] | components["schemas"]["WebhookDryRunSecret"];
                 };
             };
             400: components["responses"]["MalformedJson"];
@@ -11558,7 +11657,10 @@ export interface operations {
     };
     redeliverWebhookDelivery: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: run every check and answer as the real request would (ids not yet assigned are null, no `Location`), but change nothing; the answer carries `Dry-Run: true`. */
+                dry_run?: components["parameters"]["DryRun"];
+            };
             header?: never;
             path: {
                 /**
@@ -11584,6 +11686,7 @@ export interface operations {
             /** @description Queued again. */
             202: {
                 headers: {
+                    "Dry-Run": components["headers"]["DryRun"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,8 +10,10 @@
 //    kept-alive ones.
 // 3. Commit to receiver: from a change record's `at` (taken just before its commit) to the
 //    delivery's arrival, for single POSTs one at a time, then from 8 writers at once.
-// 4. 10,000 deliveries pending for a dead receiver (connections refused): GET p99 before and
-//    while they wait and are retried, the service's resident memory, and none lost.
+// 4. 10,000 deliveries pending for a dead receiver (connections refused), retried every 5 s:
+//    GET p99 in turns with the same service with nothing pending (and BENCH_BASELINE's build,
+//    a built checkout, with the same 10,000: before and after in one run), each service's
+//    resident memory, and none lost (BENCH_WEBHOOK_SCENARIOS=4 runs this one alone).
 // `uptime` before and after: the machine's load is part of every figure.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { alternate, figures, goalsTable, machine, median, ROUNDS, SECONDS, startBenchService, table, uptime } from './support/bench-kit.js';
 import { cpuMilliseconds, residentMegabytes, type ServiceProcess } from './support/service-process.js';
 import { ensureWrk, runWrk } from './support/wrk.js';
@@ -122,12 +124,14 @@ async function startOne(root: string, name: string): Promise<ServiceProcess> {
   }, { log: `${name}.log` });
 }
 
+const BASELINE = process.env.BENCH_BASELINE;
+/** BENCH_WEBHOOK_SCENARIOS=4: only the dead receiver's (1-3 run together). */
+const SCENARIOS = (process.env.BENCH_WEBHOOK_SCENARIOS ?? '1,2,3,4').split(',').map(Number);
+
 const rate = (count: number, ms: number): string => `${Math.round(count / (ms / 1000))}/s`;
 
-async function main(): Promise<void> {
-  ensureWrk();
-  const root = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  console.log(`# bench:webhooks\n\n${machine()}; ${ROUNDS} rounds of ${SECONDS} s; SQLite\n\nbefore: ${uptime()}\n`);
+/** Scenarios 1 to 3. */
+async function deliveries(root: string): Promise<void> {
   const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver(), startReceiver()]);
   const hooked = await startOne(root, 'three-webhooks');
   const bare = await startOne(root, 'no-webhook');
@@ -186,35 +190,98 @@ async function main(): Promise<void> {
       console.log(`| ${writers} | ${delays.length} | ${percentile(delays, 50)} | ${percentile(delays, 99)} | ${Math.max(...delays)} |`);
     }
     console.log('\ngoal: p99 under 250 ms.\n');
-
-    // 4. 10,000 pending for a dead receiver.
-    const get = { method: 'GET' as const, path: '/en/api/config/tags/1', headers: AUTH };
-    await runWrk(bare.url, get, 2);
-    const quiet = [];
-    for (let i = 0; i < ROUNDS; i++) quiet.push(await runWrk(bare.url, get, SECONDS));
-    await api(bare, 'DELETE', `/en/api/webhooks/${(await api(bare, 'GET', '/en/api/webhooks?name=fast')).items[0].id}`);
-    await webhook(bare, 'dead', `http://127.0.0.1:${await closedPort()}/hook`, ['clients']);
-    for (let start = 0; start < CHANGES; start += BULK) {
-      await api(bare, 'POST', '/en/api/config/clients', Array.from({ length: BULK }, (_, i) => ({ libelle: `c-${start + i}` })));
-    }
-    let peak = residentMegabytes(bare.pid);
-    const sampler = setInterval(() => (peak = Math.max(peak, residentMegabytes(bare.pid))), 100);
-    await waitFor('every dead delivery attempted once', async () => (await metric(bare, 'webhook_delivery_attempts_total\\{result="retrying"\\}')) >= CHANGES);
-    const loaded = [];
-    for (let i = 0; i < ROUNDS; i++) loaded.push(await runWrk(bare.url, get, SECONDS));
-    clearInterval(sampler);
-    const pending = await metric(bare, 'webhook_deliveries_pending');
-    const attempts = await metric(bare, 'webhook_delivery_attempts_total\\{result="retrying"\\}');
-    console.log(`## 4. ${CHANGES} deliveries pending for a dead receiver\n\n| GET /tags/1 | req/s median | p99 ms median (rounds) |\n|---|---:|---:|`);
-    console.log(`| nothing pending | ${Math.round(median(quiet.map((r) => r.requestsPerSecond)))} | ${median(quiet.map((r) => r.p99Ms)).toFixed(1)} (${quiet.map((r) => r.p99Ms.toFixed(1)).join(', ')}) |`);
-    console.log(`| ${CHANGES} pending, retried | ${Math.round(median(loaded.map((r) => r.requestsPerSecond)))} | ${median(loaded.map((r) => r.p99Ms)).toFixed(1)} (${loaded.map((r) => r.p99Ms.toFixed(1)).join(', ')}) |`);
-    console.log(`\nresident memory peak ${peak.toFixed(0)} MB (goal under 200 MB); pending at the end ${pending} of ${CHANGES} (none lost: ${pending === CHANGES ? 'yes' : 'NO'}); attempts made ${attempts}.\n`);
+    await bare.stop();
   } finally {
     await bare.stop().catch(() => undefined);
     await hooked.stop().catch(() => undefined);
     for (const receiver of receivers) await receiver.close();
+  }
+}
+
+/** A service whose one webhook's receiver refuses every connection, with `CHANGES` deliveries
+ * each attempted once and now retrying (WEBHOOK_RETRY_SCHEDULE_MS: every 5 s, so that the
+ * retries go on throughout the measurement instead of in waves minutes apart: the worst case
+ * of a dead receiver); `webhook: false` gives the same service and data with no webhook. */
+async function pendingService(root: string, name: string, webhook: boolean, main?: string): Promise<ServiceProcess> {
+  const service = await startBenchService(root, { DATABASE_URL: `sqlite:${join(root, `${name}.db`)}`, API_TOKENS: `bench=admin:${TOKEN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '5000' }, { log: `${name}.log`, ...(main === undefined ? {} : { main }) });
+  await api(service, 'POST', '/en/api/config/tags', { name: 'read-me' });
+  if (webhook) await api(service, 'POST', '/en/api/webhooks', { name: 'dead', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['clients'] });
+  for (let start = 0; start < CHANGES; start += BULK) {
+    await api(service, 'POST', '/en/api/config/clients', Array.from({ length: BULK }, (_, i) => ({ libelle: `c-${start + i}` })));
+  }
+  if (webhook) await waitFor(`${name}: every dead delivery attempted once`, async () => (await metric(service, 'webhook_delivery_attempts_total\\{result="retrying"\\}')) >= CHANGES);
+  return service;
+}
+
+/** 4. GET p99 of a service with CHANGES deliveries retrying for a dead receiver, in turns with
+ * the same service with none (and BENCH_BASELINE's build with them, if given). Each round
+ * loads one service while the others are stopped (SIGSTOP): a service's retries, which go on
+ * whether it is loaded or not, take no CPU from the one measured; a resumed one has its
+ * missed retries due at once. */
+async function deadReceiver(): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'bench-webhooks-dead-'));
+  const sides: { name: string; service: ServiceProcess; webhook: boolean; rounds: { p99: number; rps: number; cpuMicros: number; attempts: number }[]; peak: number }[] = [];
+  try {
+    sides.push({ name: 'nothing pending', service: await pendingService(root, 'quiet', false), webhook: false, rounds: [], peak: 0 });
+    sides.push({ name: `${CHANGES} retrying, this build`, service: await pendingService(root, 'dead', true), webhook: true, rounds: [], peak: 0 });
+    if (BASELINE !== undefined) sides.push({ name: `${CHANGES} retrying, baseline`, service: await pendingService(root, 'dead-baseline', true, resolve(BASELINE, 'dist/main.js')), webhook: true, rounds: [], peak: 0 });
+    const get = { method: 'GET' as const, path: '/en/api/config/tags/1', headers: AUTH };
+    const pause = (side: (typeof sides)[number], stopped: boolean): boolean => side.service.child.kill(stopped ? 'SIGSTOP' : 'SIGCONT');
+    for (const side of sides) pause(side, true);
+    for (let round = 0; round < ROUNDS + 1; round++) {
+      for (let turn = 0; turn < sides.length; turn++) {
+        const side = sides[(turn + round) % sides.length]!;
+        pause(side, false);
+        const attemptsBefore = side.webhook ? await metric(side.service, 'webhook_delivery_attempts_total\\{result="retrying"\\}') : 0;
+        const cpuBefore = cpuMilliseconds(side.service.pid);
+        const sampler = setInterval(() => (side.peak = Math.max(side.peak, residentMegabytes(side.service.pid))), 100);
+        const result = await runWrk(side.service.url, get, SECONDS);
+        clearInterval(sampler);
+        const cpu = cpuMilliseconds(side.service.pid) - cpuBefore;
+        const attempts = side.webhook ? (await metric(side.service, 'webhook_delivery_attempts_total\\{result="retrying"\\}')) - attemptsBefore : 0;
+        pause(side, true);
+        // The first round warms up.
+        if (round > 0) side.rounds.push({ p99: result.p99Ms, rps: result.requestsPerSecond, cpuMicros: (cpu * 1000) / Math.max(1, result.requests), attempts });
+      }
+    }
+    for (const side of sides) pause(side, false);
+    console.log(`## 4. ${CHANGES} deliveries retrying for a dead receiver\n\nGET /tags/1 from ${process.env.BENCH_CONNECTIONS ?? 32} connections, ${ROUNDS} rounds of ${SECONDS} s in turns, one service running at a time (the others SIGSTOPped); retries every 5 s.\n`);
+    console.log('| service | req/s median | p99 ms median (rounds) | CPU µs per GET (incl. retries) | retry attempts during the rounds | RSS peak MB | ratio p99 to nothing pending |\n|---|---:|---:|---:|---:|---:|---:|');
+    const quietP99 = median(sides[0]!.rounds.map((r) => r.p99));
+    for (const side of sides) {
+      const p99 = median(side.rounds.map((r) => r.p99));
+      console.log(`| ${side.name} | ${Math.round(median(side.rounds.map((r) => r.rps)))} | ${p99.toFixed(1)} (${side.rounds.map((r) => r.p99.toFixed(1)).join(', ')}) | ${Math.round(median(side.rounds.map((r) => r.cpuMicros)))} | ${side.rounds.reduce((sum, r) => sum + r.attempts, 0)} | ${side.peak.toFixed(0)} | ${(p99 / quietP99).toFixed(2)} |`);
+    }
+    console.log('');
+    for (const side of sides.filter((candidate) => candidate.webhook)) {
+      // None lost: every delivery still stored and waiting, counted in the database.
+      const pending = await metric(side.service, 'webhook_deliveries_pending');
+      const hook = (await api(side.service, 'GET', '/en/api/webhooks?name=dead')).items[0];
+      const page = await api(side.service, 'GET', `/en/api/webhooks/${hook.id}/deliveries?status=succeeded&limit=1`);
+      console.log(`${side.name}: pending at the end ${pending} of ${CHANGES} (none lost: ${pending === CHANGES && page.items.length === 0 ? 'yes' : 'NO'}); resident memory peak ${side.peak.toFixed(0)} MB (goal under 200 MB: ${side.peak < 200 ? 'yes' : 'NO'}).`);
+    }
+    console.log('');
+  } finally {
+    for (const side of sides) {
+      side.service.child.kill('SIGCONT');
+      await side.service.stop().catch(() => undefined);
+    }
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  ensureWrk();
+  console.log(`# bench:webhooks\n\n${machine()}; ${ROUNDS} rounds of ${SECONDS} s; SQLite\n\nbefore: ${uptime()}\n`);
+  if (SCENARIOS.some((n) => n <= 3)) {
+    const root = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
+    try {
+      await deliveries(root);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  if (SCENARIOS.includes(4)) await deadReceiver();
   console.log(`after: ${uptime()}`);
 }
 

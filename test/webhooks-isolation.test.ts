@@ -122,3 +122,38 @@ describe('isolation and auto-disable', () => {
     }
   });
 });
+
+describe('one webhook\'s backlog takes its share of the slots only', () => {
+  const server = serverPerSuite({
+    env: { API_TOKENS: `root=admin:${ADMIN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_CONCURRENCY: '8' },
+  });
+  let healthy: Receiver;
+  let hanging: Receiver;
+  before(async () => {
+    healthy = await startReceiver();
+    hanging = await startReceiver();
+    hanging.answer = () => 'hang';
+  });
+  after(async () => {
+    await healthy.close();
+    await hanging.close();
+  });
+
+  test('twenty due deliveries of a hanging receiver, claimed first, leave the other webhooks their slots', async () => {
+    const backlog = await server.request('POST', HOOKS, { headers: admin, body: { name: 'backlog', url: hanging.url, resources: ['tags'] } });
+    assert.equal(backlog.status, 201, backlog.text);
+    // Twenty deliveries for the hanging receiver, all due before any of the healthy one's.
+    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: 20 }, (_, i) => ({ name: `backlog-${i}`, color: '#000000', background: '#ffffff' })) });
+    assert.equal(bulk.status, 201, bulk.text);
+    await until('the hanging receiver reached', () => hanging.received.length >= 1, 3000);
+    const reply = await server.request('POST', HOOKS, { headers: admin, body: { name: 'healthy', url: healthy.url, resources: ['tags'] } });
+    assert.equal(reply.status, 201, reply.text);
+    const started = Date.now();
+    assert.equal((await server.request('POST', TAGS, { headers: admin, body: { name: 'after-backlog', color: '#000000', background: '#ffffff' } })).status, 201);
+    // Well within the hanging attempts' time-out (4 s): the healthy webhook had a free slot.
+    await until('the healthy receiver got its change', () => healthy.received.length >= 1, 2500);
+    assert.ok(Date.now() - started < 2500);
+    // WEBHOOK_CONCURRENCY 8: a webhook's share is 2 attempts at once.
+    assert.ok(hanging.received.length <= 2, `the hanging receiver held its share only (${hanging.received.length} at once)`);
+  });
+});

@@ -11,6 +11,7 @@ import { TransactionTails, type TransactionWork } from './transaction-tail.js';
 
 interface Pending {
   work: TransactionWork<unknown>;
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -23,6 +24,8 @@ const GROUP_MAX = 256;
 const SAVEPOINT = CompiledQuery.raw('savepoint write_in_group');
 const RELEASE = CompiledQuery.raw('release savepoint write_in_group');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint write_in_group');
+// SQLite takes the level only outside a transaction: it is set before BEGIN and put back after.
+const NOT_SYNCED = CompiledQuery.raw('pragma synchronous = NORMAL');
 
 export class CommitGroup {
   private readonly queue: Pending[] = [];
@@ -32,11 +35,18 @@ export class CommitGroup {
     private readonly db: Kysely<Database>,
     /** Where the dialect runs a statement on its one connection at once (SQLite). */
     private readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>,
+    /** The synchronous level a durable commit needs (SQLITE_SYNCHRONOUS). */
+    private readonly synchronous: 'FULL' | 'NORMAL' = 'NORMAL',
   ) {}
 
-  run<T>(work: TransactionWork<T>): Promise<T> {
+  /** `durable: false`: work whose loss in a power cut is harmless (it is redone, as the
+   * webhook dispatcher's leases and attempt results are). A group made of such work only is
+   * committed without waiting for an fsync (synchronous NORMAL: in WAL mode still atomic and
+   * in order, a later durable commit makes it durable too), so that it does not hold the
+   * event loop for a disk flush. A group with any durable write is committed as configured. */
+  run<T>(work: TransactionWork<T>, durable = true): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
         // After the I/O callbacks of this event-loop turn: the writes they started join.
@@ -68,6 +78,18 @@ export class CommitGroup {
   /** Resolves once the group is committed, with each write's own outcome; rejects if the
    * transaction as a whole failed. */
   private async runGroup(group: Pending[]): Promise<Result[]> {
+    const relaxed = this.synchronous === 'FULL' && this.runOnConnection !== undefined && group.every((pending) => !pending.durable);
+    if (!relaxed) return this.runGroupSynced(group);
+    this.runOnConnection!(NOT_SYNCED);
+    try {
+      return await this.runGroupSynced(group);
+    } finally {
+      // The groups run one after the other (drain): the next one starts at the level set here.
+      this.runOnConnection!(CompiledQuery.raw(`pragma synchronous = ${this.synchronous}`));
+    }
+  }
+
+  private async runGroupSynced(group: Pending[]): Promise<Result[]> {
     const tx = await this.db.startTransaction().execute();
     if (this.runOnConnection !== undefined) runDirectly(tx, this.runOnConnection);
     try {

@@ -26,8 +26,9 @@ export interface DatabaseHandle {
   readonly description: string;
   /** Runs `work` in a transaction (grouped with others where the dialect says so): committed
    * if it resolves, rolled back if it throws. Its tails are written after it, before the
-   * COMMIT (transaction-tail.ts). */
-  transaction<T>(work: TransactionWork<T>): Promise<T>;
+   * COMMIT (transaction-tail.ts). `durable: false` where losing the commit in a power cut is
+   * harmless (commit-group.ts); every commit is durable where the dialect does not group. */
+  transaction<T>(work: TransactionWork<T>, durable?: boolean): Promise<T>;
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure;
   /** The error to stop the start with: one sentence for the operator (a ConfigError) when
@@ -123,14 +124,14 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     throw startupError(dialect, description, error);
   }
   const db = new Kysely<Database>({ dialect: opened.dialect });
-  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db, opened.runOnConnection) : undefined;
+  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db, opened.runOnConnection, options.sqliteSynchronous) : undefined;
   return {
     db,
     capabilities: dialect.capabilities,
     ddl: dialect.ddl,
     queries: dialect.queries,
     description,
-    transaction: (work) => (commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work)) : commitGroup.run(work)),
+    transaction: (work, durable) => (commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work)) : commitGroup.run(work, durable)),
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
     startupError: (error) => startupError(dialect, description, error),
     ping: (timeoutMs) => pingNow(opened) ?? ping(db, timeoutMs),

@@ -51,12 +51,20 @@ export function webhookSchemas(context: DocumentContext): [string, JsonObject][]
     attempts: { type: 'array', items: ref('WebhookAttempt') },
     next_attempt_at: { type: ['string', 'null'], format: 'date-time' },
   });
+  const shown = resourceSchemas(context, WEBHOOKS)
+    .filter(([name]) => SHOWN.has(name))
+    .map(([name, schema]): [string, JsonObject] => [name, name === 'Webhook' ? headerNamesShown(schema) : schema]);
+  const webhook = shown.find(([name]) => name === 'Webhook')![1];
+  const unassigned = { type: 'null', description: context.t.unassignedId };
+  const noSecret = { type: 'null', description: t.dryRunSecret };
   return [
-    ...resourceSchemas(context, WEBHOOKS)
-      .filter(([name]) => SHOWN.has(name))
-      .map(([name, schema]): [string, JsonObject] => [name, name === 'Webhook' ? headerNamesShown(schema) : schema]),
+    ...shown,
     ['WebhookCreated', object({ id, secret, item: ref('Webhook') })],
+    // A dry run's answers (contract section 12): no id assigned, no secret made.
+    ['WebhookUnassigned', { ...webhook, properties: { ...(webhook.properties as JsonObject), id: unassigned }, ...(webhook.examples === undefined ? {} : { examples: (webhook.examples as JsonObject[]).map((example) => ({ ...example, id: null })) }) }],
+    ['WebhookDryRunCreated', object({ id: unassigned, secret: noSecret, item: ref('WebhookUnassigned') })],
     ['WebhookSecret', object({ id, secret })],
+    ['WebhookDryRunSecret', object({ id, secret: noSecret })],
     ['WebhookAttempt', attempt],
     ['WebhookDelivery', delivery],
     ['WebhookDeliveryList', object({ items: { type: 'array', items: ref('WebhookDelivery') }, limit: { type: 'integer', minimum: 1, maximum: 100 }, next: { type: ['string', 'null'], description: t.next } })],
@@ -68,6 +76,9 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
   const common = { tags: [TAG], security: ADMIN_ONLY };
   const item = [parameterRef('Lang'), parameterRef('Id')];
   const noBody = errors(...ALWAYS, ...ACCESS, 'MalformedJson');
+  // Every write takes ?dry_run=true (contract section 12); a ping, a sending, does not.
+  const dryRun = { 'Dry-Run': headerRef('DryRun') };
+  const dryRunParameter = [parameterRef('DryRun')];
   return [
     [
       '/{lang}/api/webhooks',
@@ -90,8 +101,9 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.create,
           description: t.createDescription,
+          parameters: dryRunParameter,
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookCreate'), example: WEBHOOKS.example } } },
-          responses: { '201': { description: t.created, headers: { Location: headerRef('Location'), ETag: headerRef('ETagOfOne') }, content: json(ref('WebhookCreated')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY) },
+          responses: { '201': { description: t.created, headers: { Location: headerRef('Location'), ETag: headerRef('ETagOfOne'), ...dryRun }, content: json({ anyOf: [ref('WebhookCreated'), ref('WebhookDryRunCreated')] }) }, ...errors(...ALWAYS, ...ACCESS, ...BODY) },
         },
       },
     ],
@@ -116,17 +128,17 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.update,
           description: t.updateDescription,
-          parameters: [parameterRef('IfMatch')],
+          parameters: [parameterRef('IfMatch'), ...dryRunParameter],
           requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPatch'), example: { enabled: false } } } },
-          responses: { '200': { description: t.updated, headers: { ETag: headerRef('ETag') }, content: json(ref('WebhookUpdated')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY, 'PreconditionFailed') },
+          responses: { '200': { description: t.updated, headers: { ETag: headerRef('ETag'), ...dryRun }, content: json(ref('WebhookUpdated')) }, ...errors(...ALWAYS, ...ACCESS, ...BODY, 'PreconditionFailed') },
         },
         delete: {
           operationId: 'deleteWebhook',
           ...common,
           summary: t.remove,
           description: t.removeDescription,
-          parameters: [parameterRef('IfMatch')],
-          responses: { '200': { description: t.removed, content: json(ref('Deleted')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery', ...STORAGE_ERRORS, 'PreconditionFailed') },
+          parameters: [parameterRef('IfMatch'), ...dryRunParameter],
+          responses: { '200': { description: t.removed, headers: dryRun, content: json(ref('Deleted')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery', ...STORAGE_ERRORS, 'PreconditionFailed') },
         },
       },
     ],
@@ -134,7 +146,7 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
       '/{lang}/api/webhooks/{id}/rotate-secret',
       {
         parameters: item,
-        post: { operationId: 'rotateWebhookSecret', ...common, summary: t.rotate, description: t.rotateDescription, responses: { '200': { description: t.rotated, content: json(ref('WebhookSecret')) }, ...noBody } },
+        post: { operationId: 'rotateWebhookSecret', ...common, summary: t.rotate, description: t.rotateDescription, parameters: dryRunParameter, responses: { '200': { description: t.rotated, headers: dryRun, content: json({ anyOf: [ref('WebhookSecret'), ref('WebhookDryRunSecret')] }) }, ...noBody } },
       },
     ],
     [
@@ -166,7 +178,7 @@ export function webhookPaths(context: DocumentContext): [string, JsonObject][] {
       '/{lang}/api/webhooks/{id}/deliveries/{delivery_id}/redeliver',
       {
         parameters: [...item, { name: 'delivery_id', in: 'path', required: true, description: t.deliveryId, schema: id, example: 1 }],
-        post: { operationId: 'redeliverWebhookDelivery', ...common, summary: t.redeliver, description: t.redeliverDescription, responses: { '202': { description: t.redelivered, content: json(ref('WebhookDelivery')) }, ...noBody } },
+        post: { operationId: 'redeliverWebhookDelivery', ...common, summary: t.redeliver, description: t.redeliverDescription, parameters: dryRunParameter, responses: { '202': { description: t.redelivered, headers: dryRun, content: json(ref('WebhookDelivery')) }, ...noBody } },
       },
     ],
   ];

@@ -39,6 +39,7 @@ const en = {
   response: 'At most 1 KB of the receiver’s answer.',
   type: '`<resource>.<action>`, or `webhook.ping`.',
   next: 'The `after` of the next page; null on the last.',
+  dryRunSecret: 'null on a dry run: no secret is made or stored; the real request shows the one it stores.',
 };
 
 export type WebhookTexts = typeof en;
@@ -80,6 +81,7 @@ const fr: WebhookTexts = {
   response: 'Au plus 1 Ko de la réponse du récepteur.',
   type: '`<ressource>.<action>`, ou `webhook.ping`.',
   next: 'Le `after` de la page suivante ; null sur la dernière.',
+  dryRunSecret: 'null sur un essai à blanc : aucun secret n’est créé ni stocké ; la vraie requête montre celui qu’elle stocke.',
 };
 
 const TEXTS: Readonly<Record<MessageLanguage, WebhookTexts>> = { en, fr };

@@ -10,7 +10,10 @@
 //   An instance that dies leaves its leases to expire; another then makes the attempt again,
 //   with the same webhook-id.
 // - finish records an attempt, only while this instance still holds the lease.
-import type { Kysely } from 'kysely';
+// claim and finish commit without waiting for a disk flush where the database groups commits
+// (SQLite): both are redone if lost, and a flush per batch of attempts held the event loop,
+// and so the API's answers, for a dead receiver's thousands of retries.
+import type { Kysely, Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import { recordOf } from './change-log.js';
@@ -65,6 +68,9 @@ function appended(arrayJson: string, element: unknown): string {
 
 const DUE = ['pending', 'retrying'];
 const FAN_OUT_BATCH = 500;
+/** A claim reads up to this many times the rows it may take (a webhook takes its share of them). */
+const CLAIM_READ_FACTOR = 4;
+const CLAIM_READ_MAX = 1000;
 /** Finished deliveries removed per statement: a prune never holds the table long. */
 const PRUNE_BATCH = 1000;
 
@@ -88,6 +94,11 @@ export function deliveryPayload(type: string, timestamp: string, data: string): 
 }
 
 export class WebhookDeliveries {
+  /** Milliseconds spent so far inside the claims' and recordings' transactions: on SQLite the
+   * time they held the event loop (the dispatcher paces itself by it). Not the time waited for
+   * the transaction's turn, which the API's writes had. */
+  workMs = 0;
+
   constructor(
     private readonly handle: DatabaseHandle,
     /** The resources whose changes may be delivered (section 2's; not tokens nor webhooks). */
@@ -144,38 +155,65 @@ export class WebhookDeliveries {
   }
 
   /** Claims up to `limit` due deliveries of enabled webhooks for `owner` until `leaseMs` from
-   * now, skipping the webhooks of `busy` (those at their share of attempts). */
-  async claim(owner: string, leaseMs: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]> {
-    if (limit <= 0) return [];
+   * now, at most `share` for a webhook counting the `inFlight` ones it has already (a webhook
+   * at its share is skipped). `more`: due deliveries may be left that a webhook's share kept
+   * out of this claim, which another webhook could take. */
+  async claim(owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+    if (limit <= 0) return { claimed: [], more: false };
     return this.handle.transaction(async (tx) => {
-      const now = new Date().toISOString();
-      // Only a waiting delivery (pending or retrying) has a next attempt: the index on
-      // (next_attempt_at, id) gives the due ones in order, with no sort of all that wait.
-      let select = tx
-        .selectFrom('webhook_deliveries')
-        .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        // EXISTS, not IN: given `webhook_id IN (…)`, SQLite's planner walks a webhook's every
-        // delivery by webhook_id and sorts them, instead of reading the due ones in order.
-        .where(({ exists, selectFrom }) => exists(selectFrom('webhooks').select('webhooks.id').whereRef('webhooks.id', '=', 'webhook_deliveries.webhook_id').where('webhooks.enabled', '=', 1)));
-      if (busy.length > 0) select = select.where('webhook_id', 'not in', busy);
-      const rows = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(limit)).execute();
-      if (rows.length === 0) return [];
-      await tx
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
-        .where('id', 'in', rows.map((row) => Number(row.id)))
-        .execute();
-      return rows.map((row) => ({
-        id: Number(row.id),
-        webhookId: Number(row.webhook_id),
-        payload: row.payload,
-        createdAt: row.created_at,
-        attemptsJson: row.attempts,
-        attempts: (JSON.parse(row.attempts) as unknown[]).length,
-      }));
-    });
+      const started = performance.now();
+      try {
+        return await this.claimIn(tx, owner, leaseMs, limit, inFlight, share);
+      } finally {
+        this.workMs += performance.now() - started;
+      }
+    }, false); // A lease lost in a power cut is harmless: the attempt is made again (commit-group.ts).
+  }
+
+  private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+    const busy = [...inFlight].filter(([, count]) => count >= share).map(([id]) => id);
+    const now = new Date().toISOString();
+    // Only a waiting delivery (pending or retrying) has a next attempt: the index on
+    // (next_attempt_at, id) gives the due ones in order, with no sort of all that wait.
+    let select = tx
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      // EXISTS, not IN: given `webhook_id IN (…)`, SQLite's planner walks a webhook's every
+      // delivery by webhook_id and sorts them, instead of reading the due ones in order.
+      .where(({ exists, selectFrom }) => exists(selectFrom('webhooks').select('webhooks.id').whereRef('webhooks.id', '=', 'webhook_deliveries.webhook_id').where('webhooks.enabled', '=', 1)));
+    if (busy.length > 0) select = select.where('webhook_id', 'not in', busy);
+    // More than `limit` rows are read, and each webhook takes its share of them at most: one
+    // webhook's backlog of due deliveries (a hanging receiver's) would otherwise fill every
+    // free slot, and the other webhooks would wait for its time-outs. The rows read and not
+    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit).
+    const candidates = Math.min(CLAIM_READ_MAX, limit * CLAIM_READ_FACTOR);
+    const read = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(candidates)).execute();
+    const taken = new Map<number, number>();
+    const rows = read.filter((row) => {
+      const webhook = Number(row.webhook_id);
+      const held = (inFlight.get(webhook) ?? 0) + (taken.get(webhook) ?? 0);
+      if (held >= share) return false;
+      taken.set(webhook, (taken.get(webhook) ?? 0) + 1);
+      return true;
+    }).slice(0, limit);
+    const more = read.length === candidates || rows.length < read.length;
+    if (rows.length === 0) return { claimed: [], more };
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
+      .where('id', 'in', rows.map((row) => Number(row.id)))
+      .execute();
+    const claimed = rows.map((row) => ({
+      id: Number(row.id),
+      webhookId: Number(row.webhook_id),
+      payload: row.payload,
+      createdAt: row.created_at,
+      attemptsJson: row.attempts,
+      attempts: (JSON.parse(row.attempts) as unknown[]).length,
+    }));
+    return { claimed, more };
   }
 
   /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
@@ -185,6 +223,7 @@ export class WebhookDeliveries {
   async finish(owner: string, finished: readonly FinishedAttempt[]): Promise<Set<number>> {
     if (finished.length === 0) return new Set();
     return this.handle.transaction(async (tx) => {
+      const started = performance.now();
       const recorded = new Set<number>();
       for (const item of finished) {
         const result = await tx
@@ -195,8 +234,9 @@ export class WebhookDeliveries {
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) > 0) recorded.add(item.id);
       }
+      this.workMs += performance.now() - started;
       return recorded;
-    });
+    }, false); // A result lost in a power cut only makes the attempt again, with the same webhook-id.
   }
 
   /** A ping's delivery, already held by `owner` for its one attempt, made at once. */
@@ -222,9 +262,14 @@ export class WebhookDeliveries {
     return row === undefined ? undefined : shown(row);
   }
 
-  /** Queues a delivery again for an attempt now (same delivery, same webhook-id). */
-  async redeliver(webhookId: number, id: number): Promise<Delivery | undefined> {
+  /** Queues a delivery again for an attempt now (same delivery, same webhook-id). A dry run
+   * changes nothing and resolves to the delivery as it would be queued. */
+  async redeliver(webhookId: number, id: number, dryRun = false): Promise<Delivery | undefined> {
     const now = new Date().toISOString();
+    if (dryRun) {
+      const delivery = await this.read(webhookId, id);
+      return delivery === undefined ? undefined : { ...delivery, status: 'pending', next_attempt_at: now };
+    }
     const result = await this.db
       .updateTable('webhook_deliveries')
       .set({ status: 'pending', next_attempt_at: now, updated_at: now })

@@ -32,6 +32,13 @@ export interface WebhookTarget {
   readonly headers: Readonly<Record<string, string>>;
 }
 
+/** Carries a dry run's result out of the transaction it rolls back. */
+class DryRunRollback extends Error {
+  constructor(readonly result: unknown) {
+    super('dry run');
+  }
+}
+
 export class WebhookStore {
   constructor(
     private readonly handle: DatabaseHandle,
@@ -39,13 +46,25 @@ export class WebhookStore {
     private readonly box: SecretBox,
   ) {}
 
+  /** Runs a write's transaction; a dry run (contract section 12) makes every check and write of
+   * it, then rolls it all back, change record included, and resolves to what it would have. */
+  private write<T>(work: Parameters<ResourceStore['transaction']>[0], author: Author, dryRun: boolean): Promise<T> {
+    if (!dryRun) return this.entries.transaction(work, author) as Promise<T>;
+    return this.entries.transaction(async (tx) => {
+      throw new DryRunRollback(await work(tx));
+    }, author).catch((error: unknown) => {
+      if (error instanceof DryRunRollback) return error.result as T;
+      throw error;
+    });
+  }
+
   private sealHeaders(headers: Record<string, string>): string | null {
     return Object.keys(headers).length === 0 ? null : this.box.seal(JSON.stringify(headers), HEADERS_CONTEXT);
   }
 
   /** Stores a new webhook and its change record; throws UniqueConflict when the name is taken. */
-  async create(values: Record<string, unknown>, secret: string, author: Author): Promise<Entry> {
-    return this.entries.transaction(async (tx) => {
+  async create(values: Record<string, unknown>, secret: string, author: Author, dryRun = false): Promise<Entry> {
+    return this.write(async (tx) => {
       const last = await tx.tx.selectFrom('change_log_state').select('last_id').where('id', '=', 1).executeTakeFirstOrThrow();
       const now = new Date().toISOString();
       const headers = values.headers as Record<string, string>;
@@ -56,14 +75,14 @@ export class WebhookStore {
       });
       tx.recordChange({ action: 'create', resource: WEBHOOKS, entryId: entry.id, before: null, after: entry, secretsChanged: ['secret', ...(Object.keys(headers).length > 0 ? ['headers'] : [])] });
       return entry;
-    }, author);
+    }, author, dryRun);
   }
 
   /** Changes a webhook (a PATCH); undefined if there is none. Enabling it again clears why it
    * was disabled and since when it failed: deliveries resume. A PATCH that changes nothing
    * writes nothing and records no change (contract section 12). */
-  async update(id: number, values: Record<string, unknown>, author: Author, precondition?: Precondition): Promise<Entry | undefined> {
-    return this.entries.transaction(async (tx) => {
+  async update(id: number, values: Record<string, unknown>, author: Author, precondition?: Precondition, dryRun = false): Promise<Entry | undefined> {
+    return this.write(async (tx) => {
       const existing = await tx.lockForWrite(WEBHOOKS, id);
       if (existing === undefined) return undefined;
       precondition?.(existing);
@@ -77,12 +96,12 @@ export class WebhookStore {
       if (headers !== undefined) await tx.tx.updateTable('webhooks').set({ header_values: this.sealHeaders(headers) }).where('id', '=', id).execute();
       tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: existing, after: entry, secretsChanged: headers === undefined ? [] : ['headers'] });
       return entry;
-    }, author);
+    }, author, dryRun);
   }
 
   /** Removes a webhook for good, with its deliveries; false if there is none. */
-  async remove(id: number, author: Author, precondition?: Precondition): Promise<boolean> {
-    return this.entries.transaction(async (tx) => {
+  async remove(id: number, author: Author, precondition?: Precondition, dryRun = false): Promise<boolean> {
+    return this.write(async (tx) => {
       const entry = await tx.lockForWrite(WEBHOOKS, id);
       if (entry === undefined) return false;
       precondition?.(entry);
@@ -90,12 +109,12 @@ export class WebhookStore {
       await tx.tx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
       tx.recordChange({ action: 'delete', resource: WEBHOOKS, entryId: id, before: entry, after: null, secretsChanged: [] });
       return true;
-    }, author);
+    }, author, dryRun);
   }
 
   /** A new signing secret; the one it replaces still signs for PREVIOUS_SECRET_MS. */
-  async rotate(id: number, secret: string, author: Author): Promise<boolean> {
-    return this.entries.transaction(async (tx) => {
+  async rotate(id: number, secret: string, author: Author, dryRun = false): Promise<boolean> {
+    return this.write(async (tx) => {
       const entry = await tx.lockForWrite(WEBHOOKS, id);
       if (entry === undefined) return false;
       const row = await tx.tx.selectFrom('webhooks').select('secret').where('id', '=', id).executeTakeFirstOrThrow();
@@ -112,7 +131,7 @@ export class WebhookStore {
         .execute();
       tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: entry, after: entry, secretsChanged: ['secret'] });
       return true;
-    }, author);
+    }, author, dryRun);
   }
 
   /** What an attempt needs of webhook `id`, secrets and header values opened; undefined if gone. */

@@ -8,7 +8,7 @@ import { apiError, entryNotFound } from '../../errors/api-error.js';
 import { entityTag, entityTagOfJson, ifMatchHolds, ifNoneMatchHolds } from '../../pipeline/entity-tag.js';
 import { encodeCursor } from '../../pipeline/list-cursor.js';
 import { integerParameter, parseListQuery, refuseUnknownParameters, single } from '../../pipeline/parse-list-query.js';
-import { refuseQuery } from '../../pipeline/parse-request.js';
+import { refuseQuery, writeQuery } from '../../pipeline/parse-request.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
 import type { Outcome } from '../../pipeline/respond.js';
 import { shownEntry } from '../../pipeline/shown-entry.js';
@@ -24,6 +24,7 @@ export const DELIVERIES_LIMIT_MAX = 100;
 const DELIVERIES_LIMIT_DEFAULT = 20;
 // The one answer that carries a secret: no cache may keep it.
 const NO_STORE = { 'cache-control': 'no-store' };
+const DRY_RUN = { 'dry-run': 'true' };
 
 /** If-Match on PATCH and DELETE (contract section 8): checked against the entry as locked. */
 function ifMatch(request: FastifyRequest): Precondition | undefined {
@@ -82,21 +83,29 @@ export default async function webhookRoutes(app: FastifyInstance): Promise<void>
       const next = page.length > limit ? String(items.at(-1)!.id) : null;
       return { status: 200, body: JSON.stringify({ items, limit, next }) };
     }
-    refuseQuery(query);
+    // Every write takes ?dry_run=true (contract section 12): all its checks run in a
+    // transaction rolled back, answered as the real request would be with `Dry-Run: true`; no
+    // change record, no delivery. A ping is not a write but a sending, whose answer is the
+    // sending's result: it takes no dry run.
+    const { dryRun } = method === 'GET' || target.endpoint === 'webhookPing' ? (refuseQuery(query), { dryRun: false }) : writeQuery(query);
+    const dry = dryRun ? DRY_RUN : {};
     const id = target.id!;
     switch (target.endpoint) {
       case 'webhooks': {
         const { values } = validateBody(WEBHOOKS, request.body, 'create');
         await refuseUnsafeUrl(values.url as string);
         const secret = newWebhookSecret();
-        const entry = await store.create(values, secret, author);
+        const entry = await store.create(values, secret, author, dryRun);
+        // A dry run shows no secret: the one made for its checks is rolled back with the rest,
+        // and a secret shown but never stored would sign nothing (docs/webhooks.md).
+        if (dryRun) return { status: 201, headers: { ...dry, ...NO_STORE }, body: JSON.stringify({ id: null, secret: null, item: { ...entry, id: null } }) };
         dispatcher.wake();
         return { status: 201, headers: { location: `/${target.lang}/api/webhooks/${entry.id}`, etag: entityTag(entry), ...NO_STORE }, body: JSON.stringify({ id: entry.id, secret, item: entry }) };
       }
       case 'webhookRotate': {
         const secret = newWebhookSecret();
-        if (!(await store.rotate(id, secret, author))) throw notFound(id);
-        return { status: 200, headers: NO_STORE, body: JSON.stringify({ id, secret }) };
+        if (!(await store.rotate(id, secret, author, dryRun))) throw notFound(id);
+        return { status: 200, headers: { ...dry, ...NO_STORE }, body: JSON.stringify({ id, secret: dryRun ? null : secret }) };
       }
       case 'webhookPing': {
         const delivery = await dispatcher.ping(id);
@@ -104,26 +113,26 @@ export default async function webhookRoutes(app: FastifyInstance): Promise<void>
         return { status: 200, body: JSON.stringify(delivery) };
       }
       case 'webhookRedeliver': {
-        const delivery = await deliveries.redeliver(id, target.deliveryId!);
+        const delivery = await deliveries.redeliver(id, target.deliveryId!, dryRun);
         if (delivery === undefined) throw apiError('NOT_FOUND', 'webhook.deliveryNotFound', { id: target.deliveryId!, webhook: id });
-        dispatcher.wake();
-        return { status: 202, body: JSON.stringify(delivery) };
+        if (!dryRun) dispatcher.wake();
+        return { status: 202, headers: dry, body: JSON.stringify(delivery) };
       }
       default:
         break;
     }
     if (method === 'DELETE') {
-      if (!(await store.remove(id, author, ifMatch(request)))) throw notFound(id);
-      return { status: 200, body: JSON.stringify({ id, deleted: true, mode: 'hard' }) };
+      if (!(await store.remove(id, author, ifMatch(request), dryRun))) throw notFound(id);
+      return { status: 200, headers: dry, body: JSON.stringify({ id, deleted: true, mode: 'hard' }) };
     }
     if (method === 'PATCH') {
       const { values } = validateBody(WEBHOOKS, request.body, 'patch', id);
       if (values.url !== undefined) await refuseUnsafeUrl(values.url as string);
-      const entry = await store.update(id, values, author, ifMatch(request));
+      const entry = await store.update(id, values, author, ifMatch(request), dryRun);
       if (entry === undefined) throw notFound(id);
-      dispatcher.wake();
+      if (!dryRun) dispatcher.wake();
       const { json, etag } = shownEntry(entry);
-      return { status: 200, headers: { etag }, body: `{"id":${id},"resource":"webhooks","updated":true,"item":${json}}` };
+      return { status: 200, headers: { etag, ...dry }, body: `{"id":${id},"resource":"webhooks","updated":true,"item":${json}}` };
     }
     const entry = await store.entries.read(WEBHOOKS, id);
     if (entry === undefined) throw notFound(id);
