@@ -17,10 +17,14 @@ import { bearer } from './support/tokens.js';
 
 // One heavy answer at a time and no queue: a second one is refused at once.
 const server = serverPerSuite({ env: { ...TOKEN_ENV, HEAVY_QUERY_CONCURRENCY: '1', HEAVY_QUERY_QUEUE: '0' } });
-// About 450 bytes of target each: some 13 MB of answer, more than the loopback socket's
+// About 535 bytes of target each: some 16 MB of answer, more than the loopback socket's
 // buffers and the service's batch of 2,000 servers hold, so that a client that stops reading
-// leaves the walk paused well before its end.
+// leaves the walk paused well before its end. The inventory shows less of a server: 168 bytes
+// with a short name, 5 MB for 30,000, about what the buffers take once they have grown, so
+// that it was at times written whole to a reader that had stopped (200 where 503 was due, at
+// load 4-20); with the long host names, which it shows twice, 394 bytes: 12 MB.
 const SERVERS = 30_000;
+const LONG_NAME = 'x'.repeat(110);
 const BULK = 1000;
 let firstId = 0;
 let lastId = 0;
@@ -63,7 +67,7 @@ async function untilServed(timeoutMs = 5000): Promise<number> {
 describe('monitoring answers: back-pressure and the heavy-work gate', () => {
   before(async () => {
     for (let made = 0; made < SERVERS; made += BULK) {
-      const body = Array.from({ length: BULK }, (_, i) => ({ ip: `127.1.${((made + i) >> 8) & 255}.${(made + i) & 255}`, port: 20000 + ((made + i) >> 16), hostname: `stream-${made + i}` }));
+      const body = Array.from({ length: BULK }, (_, i) => ({ ip: `127.1.${((made + i) >> 8) & 255}.${(made + i) & 255}`, port: 20000 + ((made + i) >> 16), hostname: `stream-${made + i}-${LONG_NAME}` }));
       const reply = await server.request('POST', '/en/api/config/servers', { body, headers: bearer(ADMIN) });
       assert.equal(reply.status, 201, reply.text);
       if (made === 0) firstId = reply.body.items[0].id;
