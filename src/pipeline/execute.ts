@@ -5,6 +5,7 @@ import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validation
 import { message } from '../messages/messages.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
+import { rolledBackIf } from '../store/dry-run.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
@@ -46,13 +47,6 @@ export type Result =
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
-
-/** Carries the result of a dry run out of the transaction it rolls back. */
-class DryRunRollback<T> extends Error {
-  constructor(readonly result: T) {
-    super('dry run');
-  }
-}
 
 function refuseIfChanged(ifMatch: string | undefined, current: Entry): void {
   if (ifMatch !== undefined && !ifMatchHolds(ifMatch, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
@@ -115,20 +109,7 @@ export async function changing<T>(
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
-  try {
-    return await context.cached.transaction(
-      changes,
-      async (tx) => {
-        const result = await work(tx);
-        if (plan.dryRun) throw new DryRunRollback(result);
-        return result;
-      },
-      plan.author,
-    );
-  } catch (error) {
-    if (error instanceof DryRunRollback) return error.result as T;
-    throw error;
-  }
+  return rolledBackIf(plan.dryRun, (run) => context.cached.transaction(changes, run, plan.author), work);
 }
 
 async function lockExisting(tx: StoreTransaction, plan: { readonly resource: WritePlan['resource']; readonly id: number; readonly ifMatch: string | undefined }): Promise<Entry> {

@@ -8,8 +8,10 @@ import { randomUUID } from 'node:crypto';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Author } from './change-log.js';
+import { rolledBackIf } from './dry-run.js';
 import type { Entry } from './entry-rows.js';
 import type { ResourceStore } from './resource-store.js';
+import type { StoreTransaction } from './store-transaction.js';
 import { WEBHOOKS } from './webhook-definition.js';
 
 /** How long the secret before a rotation still signs deliveries. */
@@ -32,13 +34,6 @@ export interface WebhookTarget {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Carries a dry run's result out of the transaction it rolls back. */
-class DryRunRollback extends Error {
-  constructor(readonly result: unknown) {
-    super('dry run');
-  }
-}
-
 export class WebhookStore {
   constructor(
     private readonly handle: DatabaseHandle,
@@ -48,14 +43,8 @@ export class WebhookStore {
 
   /** Runs a write's transaction; a dry run (contract section 12) makes every check and write of
    * it, then rolls it all back, change record included, and resolves to what it would have. */
-  private write<T>(work: Parameters<ResourceStore['transaction']>[0], author: Author, dryRun: boolean): Promise<T> {
-    if (!dryRun) return this.entries.transaction(work, author) as Promise<T>;
-    return this.entries.transaction(async (tx) => {
-      throw new DryRunRollback(await work(tx));
-    }, author).catch((error: unknown) => {
-      if (error instanceof DryRunRollback) return error.result as T;
-      throw error;
-    });
+  private write<T>(work: (tx: StoreTransaction) => Promise<T>, author: Author, dryRun: boolean): Promise<T> {
+    return rolledBackIf(dryRun, (run) => this.entries.transaction(run, author), work);
   }
 
   private sealHeaders(headers: Record<string, string>): string | null {
