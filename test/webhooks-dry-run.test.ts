@@ -3,11 +3,11 @@
 // request would (no id assigned: null; no secret made: null), with `Dry-Run: true`; nothing is
 // stored, no change is recorded, no delivery is made. A ping is a sending: it takes no dry run.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';
 import { bearer, secret } from './support/tokens.js';
 import { until } from './support/until.js';
-import { startReceiver, type Receiver } from './support/webhook-receiver.js';
+import { receiverPerSuite } from './support/webhook-receiver.js';
 
 const ADMIN = secret('adm');
 const HOOKS = '/en/api/webhooks';
@@ -17,13 +17,7 @@ describe('webhook dry runs', () => {
   const server = serverPerSuite({
     env: { API_TOKENS: `root=admin:${ADMIN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_MS: '50' },
   });
-  let receiver: Receiver;
-  before(async () => {
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+  const receiver = receiverPerSuite();
   const admin = bearer(ADMIN);
   const changes = async (): Promise<number> => {
     const reply = await server.request('GET', '/en/api/changes?resource=webhooks', { headers: admin });

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';
 import { bearer, secret } from './support/tokens.js';
 import { until } from './support/until.js';
-import { startReceiver, type Receiver } from './support/webhook-receiver.js';
+import { receiverPerSuite, startReceiver } from './support/webhook-receiver.js';
 
 const ADMIN = secret('adm');
 const HOOKS = '/en/api/webhooks';
@@ -41,17 +41,8 @@ describe('isolation and auto-disable', () => {
       WEBHOOK_DISABLE_AFTER_HOURS: '0.0005',
     },
   });
-  let healthy: Receiver;
-  let hanging: Receiver;
-  before(async () => {
-    healthy = await startReceiver();
-    hanging = await startReceiver();
-    hanging.answer = () => 'hang';
-  });
-  after(async () => {
-    await healthy.close();
-    await hanging.close();
-  });
+  const healthy = receiverPerSuite();
+  const hanging = receiverPerSuite(() => 'hang');
 
   test('a hanging and a refusing receiver delay neither a healthy one nor the API', async () => {
     const refused = `http://127.0.0.1:${await closedPort()}/hook`;
@@ -127,17 +118,8 @@ describe('one webhook\'s backlog takes its share of the slots only', () => {
   const server = serverPerSuite({
     env: { API_TOKENS: `root=admin:${ADMIN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_MS: '50', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_CONCURRENCY: '8' },
   });
-  let healthy: Receiver;
-  let hanging: Receiver;
-  before(async () => {
-    healthy = await startReceiver();
-    hanging = await startReceiver();
-    hanging.answer = () => 'hang';
-  });
-  after(async () => {
-    await healthy.close();
-    await hanging.close();
-  });
+  const healthy = receiverPerSuite();
+  const hanging = receiverPerSuite(() => 'hang');
 
   test('twenty due deliveries of a hanging receiver, claimed first, leave the other webhooks their slots', async () => {
     const backlog = await server.request('POST', HOOKS, { headers: admin, body: { name: 'backlog', url: hanging.url, resources: ['tags'] } });

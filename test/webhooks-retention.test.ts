@@ -2,11 +2,11 @@
 // seconds here: a finished delivery older than that goes, a recent one stays, and one still
 // waiting for its next attempt stays whatever its age.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';
 import { bearer, secret } from './support/tokens.js';
 import { until } from './support/until.js';
-import { startReceiver, type Receiver } from './support/webhook-receiver.js';
+import { receiverPerSuite } from './support/webhook-receiver.js';
 
 const ADMIN = secret('adm');
 const HOOKS = '/en/api/webhooks';
@@ -25,17 +25,8 @@ describe('delivery retention', () => {
       WEBHOOK_DELIVERY_RETENTION_DAYS: String(RETENTION_MS / 86_400_000),
     },
   });
-  let healthy: Receiver;
-  let failing: Receiver;
-  before(async () => {
-    healthy = await startReceiver();
-    failing = await startReceiver();
-    failing.answer = () => ({ status: 500 });
-  });
-  after(async () => {
-    await healthy.close();
-    await failing.close();
-  });
+  const healthy = receiverPerSuite();
+  const failing = receiverPerSuite(() => ({ status: 500 }));
 
   test('old finished deliveries go, recent ones and those still retrying stay', async () => {
     const ok = await server.request('POST', HOOKS, { headers: admin, body: { name: 'kept-a-while', url: healthy.url, resources: ['tags'] } });

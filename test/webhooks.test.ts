@@ -5,12 +5,12 @@
 // (two signatures for a day), auto-disable, deliveries by status with a cursor; bad input is
 // 422 and stores nothing; admin only.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { serverPerSuite } from './support/server.js';
 import { bearer, secret } from './support/tokens.js';
 import { until } from './support/until.js';
-import { startReceiver, type Receiver, type Received } from './support/webhook-receiver.js';
+import { receiverPerSuite, type Received } from './support/webhook-receiver.js';
 
 const ADMIN = secret('adm');
 const WRITE = secret('wrt');
@@ -30,13 +30,7 @@ describe('webhooks', () => {
   const server = serverPerSuite({
     env: { API_TOKENS: `root=admin:${ADMIN},ci=write:${WRITE}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '200,300,400', WEBHOOK_POLL_MS: '50' },
   });
-  let receiver: Receiver;
-  before(async () => {
-    receiver = await startReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-  });
+  const receiver = receiverPerSuite();
   const admin = bearer(ADMIN);
   const create = async (body: Record<string, unknown>) => {
     const reply = await server.request('POST', HOOKS, { headers: admin, body });

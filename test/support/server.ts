@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
+import { perSuite } from './per-suite.js';
 import { startInProcess, type RunningService } from './in-process-server.js';
 import { checkerFor, type ObservedResponse, type OpenApiResponseChecker } from './openapi-response-checker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -171,20 +171,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
  * and cleaned up after. The returned object stands for that server once it is started.
  */
 export function serverPerSuite(options: StartOptions = {}): TestServer {
-  let current: TestServer | undefined;
-  before(async () => {
-    current = await startServer(options);
-  });
-  after(async () => {
-    await current?.stop();
-    await current?.cleanup();
-  });
-  return new Proxy({} as TestServer, {
-    get(_target, property) {
-      if (current === undefined) throw new Error('the suite server is used before it started');
-      const value: unknown = Reflect.get(current, property);
-      return typeof value === 'function' ? value.bind(current) : value;
-    },
+  return perSuite('server', () => startServer(options), async (server) => {
+    await server.stop();
+    await server.cleanup();
   });
 }
 

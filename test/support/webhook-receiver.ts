@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { perSuite } from './per-suite.js';
 
 export interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -50,4 +51,18 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   await once(server, 'listening');
   (receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   return receiver;
+}
+
+/** A receiver for the tests of the enclosing suite, answering `answer` until a test says
+ * otherwise (serverPerSuite's twin). */
+export function receiverPerSuite(answer?: Receiver['answer']): Receiver {
+  return perSuite(
+    'receiver',
+    async () => {
+      const receiver = await startReceiver();
+      if (answer !== undefined) receiver.answer = answer;
+      return receiver;
+    },
+    (receiver) => receiver.close(),
+  );
 }
