@@ -88,7 +88,6 @@ export class ReadThroughStore {
   /** A create in one statement where the store can (ResourceStore.createAlone), with the
    * cached copies it changes out of the way; undefined when it was not done so. */
   async createAlone(plan: WritePlan, values: Record<string, unknown>, now: string, secretsChanged: readonly string[]): Promise<Entry | undefined> {
-    if (!this.store.createsAlone) return undefined;
     this.forget([plan]);
     try {
       return await this.store.createAlone(plan.resource, values, now, plan.author, secretsChanged);
