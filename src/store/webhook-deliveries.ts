@@ -160,14 +160,21 @@ export class WebhookDeliveries {
    * out of this claim, which another webhook could take. */
   async claim(owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
     if (limit <= 0) return { claimed: [], more: false };
+    return this.dispatcherWork((tx) => this.claimIn(tx, owner, leaseMs, limit, inFlight, share));
+  }
+
+  /** A claim's or a recording's transaction, timed into workMs. Not durable (commit-group.ts):
+   * a lease or a result lost in a power cut only makes the attempt again, with the same
+   * webhook-id. */
+  private dispatcherWork<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {
     return this.handle.transaction(async (tx) => {
       const started = performance.now();
       try {
-        return await this.claimIn(tx, owner, leaseMs, limit, inFlight, share);
+        return await work(tx);
       } finally {
         this.workMs += performance.now() - started;
       }
-    }, false); // A lease lost in a power cut is harmless: the attempt is made again (commit-group.ts).
+    }, false);
   }
 
   private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
@@ -222,8 +229,7 @@ export class WebhookDeliveries {
    * attempts, so the attempts read at the claim are still the stored ones. */
   async finish(owner: string, finished: readonly FinishedAttempt[]): Promise<Set<number>> {
     if (finished.length === 0) return new Set();
-    return this.handle.transaction(async (tx) => {
-      const started = performance.now();
+    return this.dispatcherWork(async (tx) => {
       const recorded = new Set<number>();
       for (const item of finished) {
         const result = await tx
@@ -234,9 +240,8 @@ export class WebhookDeliveries {
           .executeTakeFirst();
         if (Number(result.numUpdatedRows) > 0) recorded.add(item.id);
       }
-      this.workMs += performance.now() - started;
       return recorded;
-    }, false); // A result lost in a power cut only makes the attempt again, with the same webhook-id.
+    });
   }
 
   /** A ping's delivery, already held by `owner` for its one attempt, made at once. */
