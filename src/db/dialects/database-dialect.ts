@@ -50,6 +50,10 @@ export interface DatabaseCapabilities {
    * (src/store/change-sequencer.ts), so that no writer waits for another's commit. Where writes
    * run one at a time anyway (SQLite), the write numbers its records itself. */
   readonly numbersChangesAfterCommit: boolean;
+  /** The database's statements run on the service's own event loop (SQLite, embedded and
+   * synchronous): time spent in them is time the API's requests wait. Over a connection
+   * (PostgreSQL, MariaDB) the loop only waits for the answer. */
+  readonly runsOnEventLoop: boolean;
 }
 
 /** What a driver error means for the API. `full`: the database's disk has no room left;

@@ -22,7 +22,7 @@ export default fp<{ config: Config }>(
     const store = new WebhookStore(app.database, app.store, app.secretBox);
     const deliveries = new WebhookDeliveries(app.database, new Set(app.registry.resources.map((resource) => resource.name)));
     const guard = addressGuard(config.webhookAllowedNetworks);
-    const dispatcher = new WebhookDispatcher(store, deliveries, guard, config, app.log, { onEventLoop: app.database.readRowNow !== undefined });
+    const dispatcher = new WebhookDispatcher(store, deliveries, guard, config, app.log, { onEventLoop: app.database.capabilities.runsOnEventLoop });
     app.decorate('webhookStore', store);
     app.decorate('webhookDeliveries', deliveries);
     app.decorate('webhookGuard', guard);
