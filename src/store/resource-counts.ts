@@ -60,6 +60,15 @@ export function countShareUpdate(db: QueryCreator<Database>, slot: SlotMaker, sh
     .where('shard', '=', shard);
 }
 
+/** The same in the table's own row of resource_counts, where there is no share (or its row is
+ * missing): slots as countShareUpdate's. */
+export function countRowUpdate(db: QueryCreator<Database>, slot: SlotMaker) {
+  return db
+    .updateTable('resource_counts')
+    .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
+    .where('table_name', '=', slot(2));
+}
+
 /** Keeps resource_counts in step with the inserts and deletes of a transaction that changed
  * the table, and moves its change counter, in the same transaction: in the share `shard`
  * (DialectQueries.countShard) where there is one, else (or if its row is missing) in the
@@ -77,12 +86,7 @@ export async function adjustCount(
     const result = await share.execute(tx, [total, live, resource.table]);
     if (Number(result.numAffectedRows ?? 0) > 0) return;
   }
-  const query = templates.get('adjust counts', (slot) =>
-    tx
-      .updateTable('resource_counts')
-      .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
-      .where('table_name', '=', slot(2)),
-  );
+  const query = templates.get('adjust counts', (slot) => countRowUpdate(tx, slot));
   await query.execute(tx, [total, live, resource.table]);
 }
 

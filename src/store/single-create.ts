@@ -20,7 +20,7 @@ import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from './change-log.js';
 import { PENDING_COLUMNS } from './change-log.js';
 import { decodeEntry, encodeValues, type Entry, type Row } from './entry-rows.js';
-import { COUNT_SHARDS, countShareUpdate } from './resource-counts.js';
+import { COUNT_SHARDS, countRowUpdate, countShareUpdate } from './resource-counts.js';
 import type { StoreContext } from './store-context.js';
 
 /** The id the entry is serialized with before it has one: no value of a real entry is this
@@ -141,12 +141,7 @@ export class SingleCreate {
       )
       .with('share', (q) => (countShareUpdate(q as any, slot, this.countShard) as any).where(inserted).returning('shard'))
       .with('own', (q) =>
-        q
-          .updateTable('resource_counts')
-          .set((eb: any) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
-          .where('table_name', '=', slot(2))
-          .where(inserted)
-          .where((eb: any) => eb.not(eb.exists(eb.selectFrom('share').select(sql.lit(1).as('one'))))),
+        (countRowUpdate(q as any, slot) as any).where(inserted).where((eb: any) => eb.not(eb.exists(eb.selectFrom('share').select(sql.lit(1).as('one'))))),
       )
       .with('change', (q) =>
         q
