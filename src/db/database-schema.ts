@@ -105,6 +105,10 @@ export interface ChangeLogPendingTable extends Omit<ChangeLogTable, 'id'> {
   seq: Generated<number | string>;
 }
 
+/** A change record's columns but its id, in the order the writers bind their values (the
+ * store's, and the dialects' own statements). */
+export const PENDING_COLUMNS = ['at', 'action', 'resource', 'entry_id', 'actor', 'request_id', 'before_json', 'after_json', 'secrets_changed_json'] as const;
+
 /** A share of a table's counts (migration 0012): the table's count is its resource_counts row
  * plus the sum of its shares. */
 export interface ResourceCountShardsTable {

@@ -4,7 +4,7 @@
 // snapshots were serialized once, when written, as responses show the entry.
 import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { DatabaseCapabilities } from '../db/connect.js';
-import type { ChangeLogTable, Database } from '../db/database-schema.js';
+import { PENDING_COLUMNS, type ChangeLogTable, type Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
@@ -76,7 +76,6 @@ export interface ChangeRecord {
 }
 
 /** The columns of a record, in the order of rowValues; the pending queue has all but the id. */
-export const PENDING_COLUMNS = ['at', 'action', 'resource', 'entry_id', 'actor', 'request_id', 'before_json', 'after_json', 'secrets_changed_json'] as const;
 const COLUMNS = ['id', ...PENDING_COLUMNS] as const;
 
 /** The values of `change`'s row in the order of PENDING_COLUMNS (after its id, where it has one). */

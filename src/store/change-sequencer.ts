@@ -14,7 +14,7 @@
 // instance's sweep (a writer killed after its commit leaves its records in the queue).
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from '../db/database-schema.js';
-import { PENDING_COLUMNS } from './change-log.js';
+import { PENDING_COLUMNS } from '../db/database-schema.js';
 
 /** Records moved per transaction: a larger queue is moved in several. */
 const BATCH = 1000;

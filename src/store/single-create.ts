@@ -18,7 +18,7 @@ import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SingleCreateStatement, SingleCreateValues } from '../db/connect.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from './change-log.js';
-import { PENDING_COLUMNS } from './change-log.js';
+import { PENDING_COLUMNS } from '../db/database-schema.js';
 import { decodeEntry, encodeValues, type Entry, type Row } from './entry-rows.js';
 import { COUNT_SHARDS, countRowUpdate, countShareUpdate } from './resource-counts.js';
 import type { StoreContext } from './store-context.js';

@@ -4,6 +4,7 @@ import { CompiledQuery, MysqlDialect, sql } from 'kysely';
 import { createPool, type Pool, type PoolConnection } from 'mysql2';
 import { ConfigError } from '../../errors/config-error.js';
 import type { Ddl } from '../migrations/ddl.js';
+import { PENDING_COLUMNS } from '../database-schema.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
 import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot, SingleCreateStatement } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
@@ -123,7 +124,7 @@ const TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = ut
 // mysql2 reports a command on a connection that broke mid-transaction (its ROLLBACK) without a code.
 const failureOf = serverFailureOf(FAILURES, /Can't add new command when connection is in closed state/i);
 
-const PENDING = 'at, action, resource, entry_id, actor, request_id, before_json, after_json, secrets_changed_json';
+const PENDING = PENDING_COLUMNS.join(', ');
 
 /** A change sequencer run (DialectQueries.numberChanges) as one compound statement: the steps
  * of ChangeSequencer's own run, in the same order and transaction (READ COMMITTED, the state
@@ -143,7 +144,7 @@ function numberChanges(batch: number) {
   select json_arrayagg(seq), count(*) into v_seqs, v_moved from (select seq from change_log_pending order by seq limit ${batch}) b;
   if v_moved > 0 then
     insert into change_log (id, ${sql.raw(PENDING)})
-      select v_last + row_number() over (order by p.seq), ${sql.raw(PENDING.split(', ').map((column) => `p.${column}`).join(', '))}
+      select v_last + row_number() over (order by p.seq), ${sql.raw(PENDING_COLUMNS.map((column) => `p.${column}`).join(', '))}
       from ${seqs} join change_log_pending p on p.seq = j.seq;
     delete from change_log_pending where seq in (select j.seq from ${seqs});
     if row_count() <> v_moved then
