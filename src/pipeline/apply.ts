@@ -24,6 +24,7 @@ import { readDocument, type DocumentEntry, type DocumentSection } from './apply-
 import { ifMatchHolds } from './entity-tag.js';
 import { changing, createAll, remove, write, type ExecutionContext } from './execute.js';
 import { deletePlan, writePlan, type WritePlan } from './plan.js';
+import { sameValue } from './stored-values.js';
 
 export interface ApplyRequest {
   readonly document: unknown;
@@ -86,11 +87,6 @@ function placed(error: unknown, placeOf: (index: number | undefined) => string):
   const at = problems.map(({ index, ...problem }) => ({ ...problem, at: problem.field === '' ? placeOf(index) : `${placeOf(index)}.${problem.field}` }));
   const { item: _item, ...extensions } = error.extensions;
   return new ApiError(error.code, error.detail, at, error.headers, extensions);
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => item === b[index]);
-  return a === b;
 }
 
 /** The stored entries of a resource that are not deleted, by natural key and by id. */

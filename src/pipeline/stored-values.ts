@@ -5,7 +5,8 @@ import type { Entry } from '../store/entry-rows.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import type { WritePlan } from './plan.js';
 
-function sameValue(a: unknown, b: unknown): boolean {
+/** Whether a stored value and a sent one are the same (a set of ids: the same ids in order). */
+export function sameValue(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => item === b[index]);
   return a === b;
 }
