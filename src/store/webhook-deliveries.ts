@@ -127,14 +127,21 @@ export class WebhookDeliveries {
       let state = tx.selectFrom('webhook_state').select('last_change_id').where('id', '=', 1);
       if (this.handle.capabilities.rowLocks) state = state.forUpdate();
       const last = Number((await state.executeTakeFirstOrThrow()).last_change_id);
-      const rows = await tx.selectFrom('change_log').selectAll().where('id', '>', last).orderBy('id').limit(FAN_OUT_BATCH).execute();
-      if (rows.length === 0) return false;
       const hooks = (await tx.selectFrom('webhooks').select(['id', 'resources', 'actions', 'since_change_id']).where('enabled', '=', 1).execute()).map((hook) => ({
         id: Number(hook.id),
         resources: JSON.parse(hook.resources) as string[],
         actions: JSON.parse(hook.actions) as string[],
         since: Number(hook.since_change_id),
       }));
+      if (hooks.length === 0) {
+        // No webhook to deliver to: the changes up to the last one give no delivery, and the
+        // position moves past them without reading them (as it would after reading them all).
+        const newest = await tx.selectFrom('change_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+        if (newest !== undefined && Number(newest.id) > last) await tx.updateTable('webhook_state').set({ last_change_id: Number(newest.id) }).where('id', '=', 1).execute();
+        return false;
+      }
+      const rows = await tx.selectFrom('change_log').selectAll().where('id', '>', last).orderBy('id').limit(FAN_OUT_BATCH).execute();
+      if (rows.length === 0) return false;
       const now = new Date().toISOString();
       const deliveries: Omit<Row, 'id'>[] = [];
       for (const row of rows) {
