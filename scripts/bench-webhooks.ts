@@ -125,6 +125,7 @@ async function startOne(root: string, name: string): Promise<ServiceProcess> {
 }
 
 const BASELINE = process.env.BENCH_BASELINE;
+const PROFILE = process.env.BENCH_WEBHOOK_PROFILE;
 /** BENCH_WEBHOOK_SCENARIOS=4: only the dead receiver's (1-3 run together). */
 const SCENARIOS = (process.env.BENCH_WEBHOOK_SCENARIOS ?? '1,2,3,4').split(',').map(Number);
 
@@ -203,7 +204,10 @@ async function deliveries(root: string): Promise<void> {
  * retries go on throughout the measurement instead of in waves minutes apart: the worst case
  * of a dead receiver); `webhook: false` gives the same service and data with no webhook. */
 async function pendingService(root: string, name: string, webhook: boolean, main?: string): Promise<ServiceProcess> {
-  const service = await startBenchService(root, { DATABASE_URL: `sqlite:${join(root, `${name}.db`)}`, API_TOKENS: `bench=admin:${TOKEN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '5000' }, { log: `${name}.log`, ...(main === undefined ? {} : { main }) });
+  // BENCH_WEBHOOK_PROFILE (a folder): this build's service with a dead receiver writes a CPU
+  // profile there when it stops (node --cpu-prof).
+  const profile = webhook && main === undefined && PROFILE !== undefined ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', resolve(PROFILE)] } : {};
+  const service = await startBenchService(root, { DATABASE_URL: `sqlite:${join(root, `${name}.db`)}`, API_TOKENS: `bench=admin:${TOKEN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '5000' }, { log: `${name}.log`, ...(main === undefined ? {} : { main }), ...profile });
   await api(service, 'POST', '/en/api/config/tags', { name: 'read-me' });
   if (webhook) await api(service, 'POST', '/en/api/webhooks', { name: 'dead', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['clients'] });
   for (let start = 0; start < CHANGES; start += BULK) {

@@ -191,7 +191,7 @@ export class WebhookDeliveries {
     // (next_attempt_at, id) gives the due ones in order, with no sort of all that wait.
     let select = tx
       .selectFrom('webhook_deliveries')
-      .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
+      .select(['id', 'webhook_id'])
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       // EXISTS, not IN: given `webhook_id IN (…)`, SQLite's planner walks a webhook's every
@@ -201,7 +201,9 @@ export class WebhookDeliveries {
     // More than `limit` rows are read, and each webhook takes its share of them at most: one
     // webhook's backlog of due deliveries (a hanging receiver's) would otherwise fill every
     // free slot, and the other webhooks would wait for its time-outs. The rows read and not
-    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit).
+    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit). They
+    // are read by id and webhook only: with one dead receiver's backlog due, most are not
+    // taken, and their payloads and attempts were read and copied for nothing.
     const candidates = Math.min(CLAIM_READ_MAX, limit * CLAIM_READ_FACTOR);
     const read = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(candidates)).execute();
     const taken = new Map<number, number>();
@@ -214,19 +216,26 @@ export class WebhookDeliveries {
     }).slice(0, limit);
     const more = read.length === candidates || rows.length < read.length;
     if (rows.length === 0) return { claimed: [], more };
+    const ids = rows.map((row) => Number(row.id));
     await tx
       .updateTable('webhook_deliveries')
       .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
-      .where('id', 'in', rows.map((row) => Number(row.id)))
+      .where('id', 'in', ids)
       .execute();
-    const claimed = rows.map((row) => ({
-      id: Number(row.id),
-      webhookId: Number(row.webhook_id),
-      payload: row.payload,
-      createdAt: row.created_at,
-      attemptsJson: row.attempts,
-      attempts: (JSON.parse(row.attempts) as unknown[]).length,
-    }));
+    const full = new Map((await tx.selectFrom('webhook_deliveries').select(['id', 'payload', 'created_at', 'attempts']).where('id', 'in', ids).execute()).map((row) => [Number(row.id), row]));
+    const claimed: ClaimedDelivery[] = [];
+    for (const row of rows) {
+      const found = full.get(Number(row.id));
+      if (found === undefined) continue;
+      claimed.push({
+        id: Number(row.id),
+        webhookId: Number(row.webhook_id),
+        payload: found.payload,
+        createdAt: found.created_at,
+        attemptsJson: found.attempts,
+        attempts: (JSON.parse(found.attempts) as unknown[]).length,
+      });
+    }
     return { claimed, more };
   }
 
