@@ -135,6 +135,10 @@ export interface Goal {
   /** Where the figure is out of reach, the target whose ratio to `against` shows the floor:
    * the most that the same work on the same stack reaches (issue #37). */
   readonly floor?: string;
+  /** With `floor`: the floor's ratio is taken to this target (the same floor without the work
+   * the goal measures, e.g. bare Fastify writing without sending webhooks), and shown whether
+   * the goal is met or not: the most the ratio itself can reach on this stack. */
+  readonly floorAgainst?: string;
 }
 
 export function goalsTable(goals: readonly Goal[], rows: readonly Figure[]): string {
@@ -143,7 +147,9 @@ export function goalsTable(goals: readonly Goal[], rows: readonly Figure[]): str
     for (const f of rows.filter((row) => row.scenario === goal.scenario && row.target === goal.against && row.ratio !== undefined)) {
       const met = f.ratio!.median >= goal.atLeast;
       const floor = rows.find((row) => row.group === f.group && row.scenario === f.scenario && row.target === goal.floor);
-      const floorRatio = met || floor === undefined ? '' : `${(floor.medianRps / f.medianRps).toFixed(2)} (${goal.floor})`;
+      const floorAgainst = rows.find((row) => row.group === f.group && row.scenario === f.scenario && row.target === goal.floorAgainst);
+      const floorRatio =
+        floor === undefined ? '' : floorAgainst !== undefined ? `${(floor.medianRps / floorAgainst.medianRps).toFixed(2)} (${goal.floor} ÷ ${goal.floorAgainst})` : met ? '' : `${(floor.medianRps / f.medianRps).toFixed(2)} (${goal.floor})`;
       lines.push(`| ${f.group} ${goal.scenario}, service ÷ ${goal.against} (${goal.source}) | ${goal.atLeast} | ${f.ratio!.median.toFixed(2)} (${f.ratio!.min.toFixed(2)}-${f.ratio!.max.toFixed(2)}) | ${met ? 'met' : '**not met**'} | ${floorRatio} |`);
     }
   }

@@ -85,15 +85,27 @@ export class WebhookDispatcher {
   // One timer, the poll: it also prunes when a prune is due. A prune is due far less often
   // than a poll (hourly, or a tenth of the retention), so checking at each poll is as correct
   // as a timer of its own, a poll late at most; and one timer is one thing to start and stop.
+  // The poll also counts the enabled webhooks again: that is how this process learns of a
+  // webhook another instance created or enabled (changesCommitted skips while it knows none).
+  // The poll's look at the change log runs whatever the count, so a change this process wrote
+  // before it learnt of a webhook is fanned out at the next poll of any instance.
   start(): void {
-    this.poll = setInterval(() => {
-      this.pruneIfDue();
-      this.wake();
-    }, this.settings.webhookPollMs);
+    const polled = (): void => {
+      void this.store.countEnabled().finally(() => {
+        this.pruneIfDue();
+        this.wake();
+      });
+    };
+    this.poll = setInterval(polled, this.settings.webhookPollMs);
     this.poll.unref();
     // Also at start, as the change log is pruned: a service restarted often still prunes.
-    this.pruneIfDue();
-    this.wake();
+    polled();
+  }
+
+  /** After a commit of this process: a look at its changes, unless no webhook is enabled (as
+   * this process knows; the poll corrects it for other instances' webhook writes). */
+  changesCommitted(): void {
+    if (this.store.mayDeliver) this.wake();
   }
 
   private pruneIfDue(): void {

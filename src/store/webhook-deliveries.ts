@@ -13,7 +13,7 @@
 // claim and finish commit without waiting for a disk flush where the database groups commits
 // (SQLite): both are redone if lost, and a flush per batch of attempts held the event loop,
 // and so the API's answers, for a dead receiver's thousands of retries.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import { recordOf } from './change-log.js';
@@ -71,6 +71,8 @@ const FAN_OUT_BATCH = 500;
 /** A claim reads up to this many times the rows it may take (a webhook takes its share of them). */
 const CLAIM_READ_FACTOR = 4;
 const CLAIM_READ_MAX = 1000;
+/** Attempts recorded per statement (finish). */
+const FINISH_BATCH = 100;
 /** Finished deliveries removed per statement: a prune never holds the table long. */
 const PRUNE_BATCH = 1000;
 
@@ -127,14 +129,21 @@ export class WebhookDeliveries {
       let state = tx.selectFrom('webhook_state').select('last_change_id').where('id', '=', 1);
       if (this.handle.capabilities.rowLocks) state = state.forUpdate();
       const last = Number((await state.executeTakeFirstOrThrow()).last_change_id);
-      const rows = await tx.selectFrom('change_log').selectAll().where('id', '>', last).orderBy('id').limit(FAN_OUT_BATCH).execute();
-      if (rows.length === 0) return false;
       const hooks = (await tx.selectFrom('webhooks').select(['id', 'resources', 'actions', 'since_change_id']).where('enabled', '=', 1).execute()).map((hook) => ({
         id: Number(hook.id),
         resources: JSON.parse(hook.resources) as string[],
         actions: JSON.parse(hook.actions) as string[],
         since: Number(hook.since_change_id),
       }));
+      if (hooks.length === 0) {
+        // No webhook to deliver to: the changes up to the last one give no delivery, and the
+        // position moves past them without reading them (as it would after reading them all).
+        const newest = await tx.selectFrom('change_log').select('id').orderBy('id', 'desc').limit(1).executeTakeFirst();
+        if (newest !== undefined && Number(newest.id) > last) await tx.updateTable('webhook_state').set({ last_change_id: Number(newest.id) }).where('id', '=', 1).execute();
+        return false;
+      }
+      const rows = await tx.selectFrom('change_log').selectAll().where('id', '>', last).orderBy('id').limit(FAN_OUT_BATCH).execute();
+      if (rows.length === 0) return false;
       const now = new Date().toISOString();
       const deliveries: Omit<Row, 'id'>[] = [];
       for (const row of rows) {
@@ -184,7 +193,7 @@ export class WebhookDeliveries {
     // (next_attempt_at, id) gives the due ones in order, with no sort of all that wait.
     let select = tx
       .selectFrom('webhook_deliveries')
-      .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
+      .select(['id', 'webhook_id'])
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       // EXISTS, not IN: given `webhook_id IN (…)`, SQLite's planner walks a webhook's every
@@ -194,7 +203,9 @@ export class WebhookDeliveries {
     // More than `limit` rows are read, and each webhook takes its share of them at most: one
     // webhook's backlog of due deliveries (a hanging receiver's) would otherwise fill every
     // free slot, and the other webhooks would wait for its time-outs. The rows read and not
-    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit).
+    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit). They
+    // are read by id and webhook only: with one dead receiver's backlog due, most are not
+    // taken, and their payloads and attempts were read and copied for nothing.
     const candidates = Math.min(CLAIM_READ_MAX, limit * CLAIM_READ_FACTOR);
     const read = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(candidates)).execute();
     const taken = new Map<number, number>();
@@ -207,38 +218,64 @@ export class WebhookDeliveries {
     }).slice(0, limit);
     const more = read.length === candidates || rows.length < read.length;
     if (rows.length === 0) return { claimed: [], more };
+    const ids = rows.map((row) => Number(row.id));
     await tx
       .updateTable('webhook_deliveries')
       .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
-      .where('id', 'in', rows.map((row) => Number(row.id)))
+      .where('id', 'in', ids)
       .execute();
-    const claimed = rows.map((row) => ({
-      id: Number(row.id),
-      webhookId: Number(row.webhook_id),
-      payload: row.payload,
-      createdAt: row.created_at,
-      attemptsJson: row.attempts,
-      attempts: (JSON.parse(row.attempts) as unknown[]).length,
-    }));
+    const full = new Map((await tx.selectFrom('webhook_deliveries').select(['id', 'payload', 'created_at', 'attempts']).where('id', 'in', ids).execute()).map((row) => [Number(row.id), row]));
+    const claimed: ClaimedDelivery[] = [];
+    for (const row of rows) {
+      const found = full.get(Number(row.id));
+      if (found === undefined) continue;
+      claimed.push({
+        id: Number(row.id),
+        webhookId: Number(row.webhook_id),
+        payload: found.payload,
+        createdAt: found.created_at,
+        attemptsJson: found.attempts,
+        attempts: (JSON.parse(found.attempts) as unknown[]).length,
+      });
+    }
     return { claimed, more };
   }
 
   /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
    * recorded. One whose lease was lost meanwhile is left out (the attempt is then another
    * instance's to make, and this one is forgotten). Only the lease holder writes a delivery's
-   * attempts, so the attempts read at the claim are still the stored ones. */
+   * attempts, so the attempts read at the claim are still the stored ones. A statement per
+   * FINISH_BATCH attempts, not per attempt: over a connection (PostgreSQL, MariaDB) each
+   * statement is a round trip, and one per attempt bounded the deliveries a second. */
   async finish(owner: string, finished: readonly FinishedAttempt[]): Promise<Set<number>> {
     if (finished.length === 0) return new Set();
     return this.dispatcherWork(async (tx) => {
       const recorded = new Set<number>();
-      for (const item of finished) {
-        const result = await tx
+      for (let start = 0; start < finished.length; start += FINISH_BATCH) {
+        const chunk = finished.slice(start, start + FINISH_BATCH);
+        // The rows still held, locked where transactions run side by side: a lease that
+        // expires meanwhile cannot be claimed by another instance before this commit.
+        let held = tx.selectFrom('webhook_deliveries').select('id').where('id', 'in', chunk.map((item) => item.id)).where('lease_owner', '=', owner);
+        if (this.handle.capabilities.rowLocks) held = held.forUpdate();
+        const ids = new Set((await held.execute()).map((row) => Number(row.id)));
+        const mine = chunk.filter((item) => ids.has(item.id));
+        if (mine.length === 0) continue;
+        const byId = (value: (item: FinishedAttempt) => string | null): RawBuilder<string> =>
+          sql<string>`case ${sql.ref('id')} ${sql.join(mine.map((item) => sql`when ${item.id} then ${value(item)}`), sql` `)} end`;
+        await tx
           .updateTable('webhook_deliveries')
-          .set({ attempts: appended(item.attemptsJson, item.attempt), status: item.status, next_attempt_at: item.nextAttemptAt, lease_owner: null, lease_until: null, updated_at: item.attempt.at })
-          .where('id', '=', item.id)
+          .set({
+            attempts: byId((item) => appended(item.attemptsJson, item.attempt)),
+            status: byId((item) => item.status),
+            next_attempt_at: byId((item) => item.nextAttemptAt),
+            updated_at: byId((item) => item.attempt.at),
+            lease_owner: null,
+            lease_until: null,
+          })
+          .where('id', 'in', mine.map((item) => item.id))
           .where('lease_owner', '=', owner)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) > 0) recorded.add(item.id);
+          .execute();
+        for (const item of mine) recorded.add(item.id);
       }
       return recorded;
     });

@@ -35,6 +35,13 @@ export interface WebhookTarget {
 }
 
 export class WebhookStore {
+  /** Enabled webhooks as last counted (countEnabled); undefined before the first count or
+   * after a count failed. */
+  private enabled: number | undefined;
+  /** Counts asked and applied: a count that ends after a later one is not applied. */
+  private countsAsked = 0;
+  private countApplied = 0;
+
   constructor(
     private readonly handle: DatabaseHandle,
     readonly entries: ResourceStore,
@@ -43,8 +50,33 @@ export class WebhookStore {
 
   /** Runs a write's transaction; a dry run (contract section 12) makes every check and write of
    * it, then rolls it all back, change record included, and resolves to what it would have. */
-  private write<T>(work: (tx: StoreTransaction) => Promise<T>, author: Author, dryRun: boolean): Promise<T> {
-    return rolledBackIf(dryRun, (run) => this.entries.transaction(run, author), work);
+  private async write<T>(work: (tx: StoreTransaction) => Promise<T>, author: Author, dryRun: boolean): Promise<T> {
+    const result = await rolledBackIf(dryRun, (run) => this.entries.transaction(run, author), work);
+    // Counted again before the answer: a change written after it sees the webhook.
+    if (!dryRun) await this.countEnabled();
+    return result;
+  }
+
+  /** False only while no webhook is enabled, as counted after this process's last webhook
+   * write or at the dispatcher's last poll (which learns of other instances' writes): then a
+   * commit's changes need no look at the change log from this process. Unknown counts as true. */
+  get mayDeliver(): boolean {
+    return this.enabled !== 0;
+  }
+
+  /** Counts the enabled webhooks again; a failed count leaves the number unknown. */
+  async countEnabled(): Promise<void> {
+    const asked = ++this.countsAsked;
+    let counted: number | undefined;
+    try {
+      const row = await this.handle.db.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('count')).where('enabled', '=', 1).executeTakeFirstOrThrow();
+      counted = Number(row.count);
+    } catch {
+      counted = undefined;
+    }
+    if (asked < this.countApplied) return;
+    this.countApplied = asked;
+    this.enabled = counted;
   }
 
   private sealHeaders(headers: Record<string, string>): string | null {
@@ -175,7 +207,7 @@ export class WebhookStore {
    * change is made: `updated_at` and the ETag move and a change record of resource `webhooks`
    * says so, made by SERVICE_ACTOR. Resolves to the disabled entry, or undefined. */
   async disableFailing(id: number, disableAfterMs: number): Promise<Entry | undefined> {
-    return this.entries.transaction(async (tx) => {
+    const disabled = await this.entries.transaction(async (tx) => {
       const existing = await tx.lockForWrite(WEBHOOKS, id);
       const since = existing?.failing_since;
       if (existing === undefined || existing.enabled !== true || typeof since !== 'string') return undefined;
@@ -186,5 +218,7 @@ export class WebhookStore {
       tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: existing, after: entry, secretsChanged: [] });
       return entry;
     }, { actor: SERVICE_ACTOR, requestId: randomUUID() });
+    if (disabled !== undefined) await this.countEnabled();
+    return disabled;
   }
 }

@@ -92,6 +92,30 @@ test('two instances on one database: 1,000 changes, each delivered once', { skip
   }
 });
 
+// An instance that knew of no webhook skips the change log after its own commits; it learns
+// of one created elsewhere at its poll, and its poll looks at the change log whatever it knew.
+test('a webhook created on one instance gets the changes written on another that knew of none', { skip: shared, timeout: 120_000 }, async () => {
+  const receiver = await startReceiver();
+  const first = await startServer({ process: true, env: ENV });
+  const second = await startServer({ process: true, dataDir: first.dataDir, database: first.database, env: ENV });
+  try {
+    await makeChanges([second], 100, 'before');
+    const created = await first.request('POST', HOOKS, { headers: admin, body: { name: 'elsewhere', url: receiver.url, resources: ['tags'] } });
+    assert.equal(created.status, 201, created.text);
+    // Only the second instance is left to fan the changes out.
+    await first.stop();
+    await makeChanges([second], 100, 'after');
+    await until('the 100 later changes delivered', () => receiver.received.length >= 100, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(receiver.received.length, 100, 'the changes made before the webhook gave none');
+  } finally {
+    await second.stop();
+    await second.cleanup();
+    await first.cleanup();
+    await receiver.close();
+  }
+});
+
 test('two instances, one killed mid-way: the other takes its attempts over', { skip: shared, timeout: 120_000 }, async () => {
   const receiver = await startReceiver();
   receiver.answer = () => ({ status: 204, delayMs: 30 });

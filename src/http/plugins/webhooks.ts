@@ -29,7 +29,7 @@ export default fp<{ config: Config }>(
     app.decorate('webhookDispatcher', dispatcher);
     // A read-only instance stores nothing: it makes no delivery either.
     if (!config.readOnly) {
-      app.store.onChangesCommitted(() => dispatcher.wake());
+      app.store.onChangesCommitted(() => dispatcher.changesCommitted());
       app.addHook('onReady', async () => dispatcher.start());
     }
     app.addHook('onClose', async () => dispatcher.stop());
