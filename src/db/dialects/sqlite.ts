@@ -181,7 +181,8 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     // of a commit group runs in a savepoint, and the original pages a server create touches (its
     // row, a dozen indexes, the search queue) outgrow the in-memory part of that journal, so
     // with files each write created, wrote and truncated a temporary file. The sorts the
-    // service runs are bounded by a LIMIT, or run on a connection of their own (the export).
+    // service runs here are bounded by a LIMIT; the export's, which are not, run on a
+    // connection of its own (docs/decisions.md, "q through a search index").
     database.pragma('temp_store = memory');
   } catch (error) {
     database.close();
