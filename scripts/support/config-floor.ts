@@ -63,6 +63,12 @@ export async function bareInsertFloor(url: string, servers: readonly FloorServer
         }
         const links = servers.flatMap((server, index) => server.tags.map((tag) => ({ id_server: ids[index], id_tag: tagIds.get(tag), owner_deleted: 0 })));
         for (let start = 0; start < links.length; start += ROWS_PER_INSERT) await connection.insertInto('server_tags').values(links.slice(start, start + ROWS_PER_INSERT)).execute();
+        // SQLite's search index, where its writes wait in a queue (migration 0014): moved into the
+        // index before the COMMIT, as the service's transactions do.
+        if (url.startsWith('sqlite:') && (await sql`select 1 from sqlite_master where name = 'servers_search_queue'`.execute(connection)).rows.length > 0) {
+          await sql.raw('insert into servers_search(servers_search, rowid, ip, hostname) select command, row_id, ip, hostname from servers_search_queue order by seq').execute(connection);
+          await sql.raw('delete from servers_search_queue').execute(connection);
+        }
         await sql.raw('commit').execute(connection);
       } catch (error) {
         await sql.raw('rollback').execute(connection);

@@ -37,6 +37,8 @@ export class CommitGroup {
     private readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>,
     /** The synchronous level a durable commit needs (SQLITE_SYNCHRONOUS). */
     private readonly synchronous: 'FULL' | 'NORMAL' = 'NORMAL',
+    /** What the dialect writes once per transaction, before its COMMIT (OpenedDatabase.finishWrites). */
+    private readonly finishWrites?: () => void,
   ) {}
 
   /** `durable: false`: work whose loss in a power cut is harmless (it is redone, as the
@@ -110,6 +112,7 @@ export class CommitGroup {
       // committed: a commit would still write the pages those writes touched and undid.
       if (results.some((result) => result.ok)) {
         await tails.write(tx);
+        this.finishWrites?.();
         await tx.commit().execute();
       } else {
         await tx.rollback().execute();

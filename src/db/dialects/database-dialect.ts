@@ -131,6 +131,9 @@ export interface OpenedDatabase {
    * an embedded database runs it synchronously (SQLite): for the statements of a grouped write
    * transaction, which holds that connection from BEGIN to COMMIT (CommitGroup). */
   readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>;
+  /** Runs, in a write transaction of that connection, what must be written once per
+   * transaction just before its COMMIT (SQLite's search queues, sqlite-search-queue.ts). */
+  readonly finishWrites?: () => void;
   /** Runs a read statement at once, synchronously, where an embedded database can (no
    * transaction holds its one connection): its first row's values in the order selected, or
    * null when it has none; undefined when it cannot now. */

@@ -209,6 +209,8 @@ const ddl: Ddl = {
   dropSearchIndex: async () => undefined,
   createSearchIndex: async () => undefined,
   trimSearchIndex: async () => undefined,
+  queueSearchIndexWrites: async () => undefined,
+  writeSearchIndexDirectly: async () => undefined,
   // NULL already sorts first here (and MariaDB has no NULLS FIRST).
   nullsFirst: (column) => sql.ref(column),
 };

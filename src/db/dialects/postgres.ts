@@ -150,6 +150,8 @@ const ddl: Ddl = {
   },
   // A GIN trigram index holds nothing but what the search reads.
   trimSearchIndex: async () => undefined,
+  queueSearchIndexWrites: async () => undefined,
+  writeSearchIndexDirectly: async () => undefined,
   nullsFirst: (column) => sql`${sql.ref(column)} nulls first`,
 };
 

@@ -24,6 +24,7 @@ import { makeRoom } from '../bounded-map.js';
 import { WalCheckpointer } from '../wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
+import { queueSearchWrites, searchQueueMover, writeSearchDirectly } from './sqlite-search-queue.js';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot.js';
 import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
 
@@ -176,6 +177,13 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     if (writtenFile) enterWalMode(database);
     database.pragma(`synchronous = ${options.sqliteSynchronous}`);
+    // Where SQLite keeps a savepoint's journal (and its temporary tables and sorts): every write
+    // of a commit group runs in a savepoint, and the original pages a server create touches (its
+    // row, a dozen indexes, the search queue) outgrow the in-memory part of that journal, so
+    // with files each write created, wrote and truncated a temporary file. The sorts the
+    // service runs here are bounded by a LIMIT; the export's, which are not, run on a
+    // connection of its own (docs/decisions.md, "q through a search index").
+    database.pragma('temp_store = memory');
   } catch (error) {
     database.close();
     throw unusable(path, error);
@@ -189,6 +197,10 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   // Not for a read-only database (it writes nothing) nor one in memory (it has no WAL).
   const checkpointer = writtenFile ? new WalCheckpointer(database, path, options.sqliteSynchronous, options.warn ?? (() => undefined)) : undefined;
   const prepare = statementCache(database);
+  const moveSearchQueues = searchQueueMover(database);
+  // What a writer outside the service left queued (a script writing the file), indexed now
+  // rather than at the next write.
+  if (!options.readOnly) database.transaction(moveSearchQueues)();
   // The row as an array of its values: better-sqlite3 builds an object row property by
   // property through V8's slow path, a large part of a GET by id's miss (the measurements:
   // docs/decisions.md, "GET by id is served from memory on SQLite"). Statements of their own:
@@ -208,6 +220,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     // statement runs synchronously, so never in the middle of another one.
     changeMarker: () => dataVersion.get(),
     runOnConnection: (query) => runStatement(prepare(query.sql), query.parameters),
+    finishWrites: moveSearchQueues,
     // The same, for reads: Kysely holds the one connection for a whole transaction, across
     // awaits, so a read may run at once exactly when no transaction is open (it would see the
     // open one's uncommitted writes); it then sees what a queued read would have seen.
@@ -290,6 +303,8 @@ const ddl: Ddl = {
     await dropSearchTable(db, name);
     await createSearchTable(db, table, name, columns, ', columnsize=0');
   },
+  queueSearchIndexWrites: queueSearchWrites,
+  writeSearchIndexDirectly: writeSearchDirectly,
   // NULL already sorts first here.
   nullsFirst: (column) => sql.ref(column),
 };

@@ -55,6 +55,12 @@ export interface Ddl {
    * SQLite makes its FTS5 table again with `columnsize=0` (no per-row column sizes, which only
    * ranking reads), the others have nothing to drop. */
   trimSearchIndex(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
+  /** Makes the search index of createSearchIndex written once per transaction: SQLite's
+   * triggers append to a queue table that the transaction moves into the FTS5 table before its
+   * COMMIT (src/db/dialects/sqlite-search-queue.ts); the others' indexes are the database's own. */
+  queueSearchIndexWrites(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
+  /** Undoes queueSearchIndexWrites. */
+  writeSearchIndexDirectly(db: Kysely<any>, table: string, name: string, columns: readonly string[]): Promise<void>;
 }
 
 export interface Migration {

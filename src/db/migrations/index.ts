@@ -13,6 +13,7 @@ import * as webhooks from './0010-webhooks.js';
 import * as changeSequencer from './0011-change-sequencer.js';
 import * as countShards from './0012-count-shards.js';
 import * as webhookDueOrder from './0013-webhook-due-order.js';
+import * as queuedSearchWrites from './0014-queued-search-writes.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -29,4 +30,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011-change-sequencer': changeSequencer,
   '0012-count-shards': countShards,
   '0013-webhook-due-order': webhookDueOrder,
+  '0014-queued-search-writes': queuedSearchWrites,
 };
