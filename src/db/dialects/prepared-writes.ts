@@ -33,14 +33,23 @@ export class StatementNames {
 }
 
 /** A node-postgres client class that runs the write statements of `names` under their names
- * (the pool's `Client` option). Kysely calls query(text, values); any other call is as before. */
+ * (the pool's `Client` option). Kysely calls query(text, values); any other call is as before.
+ * The named query is built from the text, then named: a query config object would be copied
+ * property by property (node-postgres' normalizeQueryConfig), a cost on every write. */
 export function clientPreparingWrites(names: StatementNames): typeof pg.Client {
   return class PreparingClient extends pg.Client {
     override query(...args: unknown[]): any {
       const [text, values] = args;
       if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
         const name = names.of(text);
-        if (name !== undefined) return super.query({ name, text, values });
+        if (name !== undefined) {
+          const query = new pg.Query(text, values) as pg.Query & { name?: string; callback?: (error: Error | undefined, result: pg.QueryResult) => void };
+          query.name = name;
+          return new Promise<pg.QueryResult>((resolve, reject) => {
+            query.callback = (error, result) => (error ? reject(error) : resolve(result));
+            super.query(query as unknown as pg.Submittable);
+          });
+        }
       }
       return (super.query as (...all: unknown[]) => unknown)(...args);
     }
