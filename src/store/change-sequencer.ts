@@ -21,6 +21,8 @@ const BATCH = 1000;
 
 export class ChangeSequencer {
   private running: Promise<void> | undefined;
+  /** The run under way while it has not yet sent its statement: a caller joins it. */
+  private starting: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
 
   constructor(
@@ -34,12 +36,24 @@ export class ChangeSequencer {
   ) {}
 
   /** Numbers every record committed before this call; resolves once they are. Calls made
-   * while a run is under way share the next run: one run numbers what many writes left. */
+   * while a run is under way share the next run: one run numbers what many writes left.
+   *
+   * A run starts after the event loop's current phase (setImmediate), so that the writes
+   * whose commits were read in the same phase share it instead of each waiting for the next;
+   * until it starts, a caller joins it: its commit came before, and the run's statement,
+   * sent later, sees it (READ COMMITTED). A caller that comes once it has started waits for
+   * the next run, as before. */
   number(): Promise<void> {
+    if (this.starting !== undefined) return this.starting;
     if (this.running === undefined) {
-      this.running = this.run().finally(() => {
+      const started = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.starting = undefined;
+        return this.run();
+      });
+      this.running = started.finally(() => {
         this.running = undefined;
       });
+      this.starting = this.running;
       return this.running;
     }
     // The run under way may have read the queue before this caller's commit.

@@ -6,6 +6,7 @@ import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
 import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, ReadSnapshot } from './database-dialect.js';
 import { describeServer, parseServerUrl, serverFailureOf, serverStartupFailureOf } from './server-url.js';
+import { clientPreparingWrites, StatementNames } from './prepared-writes.js';
 
 /** The channel on which a commit that wrote change records is signalled. */
 const CHANGE_CHANNEL = 'pmacontrol_changes';
@@ -54,6 +55,8 @@ async function openReadSnapshot(pool: pg.Pool): Promise<ReadSnapshot> {
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const pool = new pg.Pool({
     connectionString: url,
+    // Write statements prepared once per connection (prepared-writes.ts).
+    Client: clientPreparingWrites(new StatementNames()),
     max: options.poolSize,
     connectionTimeoutMillis: options.connectTimeoutMs,
     query_timeout: options.queryTimeoutMs,
