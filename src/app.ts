@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
-import type { PipelineContext } from './pipeline/handle-request.js';
+import type { PipelineContext } from './http/routes/endpoint-route.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
 import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
