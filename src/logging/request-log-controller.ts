@@ -20,7 +20,9 @@ function describe(request: FastifyRequest, reply: FastifyReply): Record<string, 
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     // At debug only: a request that never completes (a crash) can then still be traced.
-    request.log.debug({ route: routeLabel(request), method: request.method }, 'request received');
+    // The line's object is not made for a level that drops it: this runs on every request.
+    const { level } = request.log;
+    if (level === 'debug' || level === 'trace') request.log.debug({ route: routeLabel(request), method: request.method }, 'request received');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
