@@ -5,6 +5,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ANONYMOUS } from '../auth/caller.js';
 import { routeFacts, routeLabel } from '../http/route-label.js';
+import { RequestLogger } from './request-logger.js';
 
 function describe(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
   return {
@@ -29,11 +30,12 @@ export class RequestLogController extends LogController {
     const line = describe(request, reply);
     if (error) {
       reply.log.error({ ...line, err: error }, 'request failed while responding');
-    } else if (routeFacts(request).probe) {
-      // Probes are polled so often that their lines would drown the rest.
-      reply.log.debug(line, 'request completed');
-    } else {
-      reply.log.info(line, 'request completed');
+      return;
     }
+    // Probes are polled so often that their lines would drown the rest.
+    const level = routeFacts(request).probe ? 'debug' : 'info';
+    const log = reply.log;
+    if (log instanceof RequestLogger) log.line(level, line, 'request completed');
+    else log[level](line, 'request completed');
   }
 }
