@@ -63,10 +63,10 @@ export class RequestLogger {
     return this.logger.child(bindings, options);
   }
 
-  /** A line of fields and a message, written without making the child where none was made. */
-  line(method: 'info' | 'debug' | 'error', fields: object, message: string): void {
-    if (this.made !== undefined || this.options.level !== undefined) this.logger[method](fields, message);
-    else this.parent[method]({ ...this.bindings, ...fields }, message);
+  /** The service's logger while this request has made no child: a line written there with
+   * the request id as its first field, by the name Fastify binds it to (`reqId`), reads as the child would write it. */
+  get parentWhileUnmade(): FastifyBaseLogger | undefined {
+    return this.made === undefined && this.options.level === undefined ? this.parent : undefined;
   }
 }
 
