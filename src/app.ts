@@ -5,13 +5,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
-import type { PipelineContext } from './pipeline/handle-request.js';
+import type { PipelineContext } from './http/routes/endpoint-route.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
 import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
 import { serializeError } from './logging/error-serializer.js';
 import { RequestLogController } from './logging/request-log-controller.js';
+import { requestLogger } from './logging/request-logger.js';
 import { turnBatchedStdout, type LineDestination } from './logging/turn-batched-stdout.js';
 import apiTokensPlugin from './http/plugins/api-tokens.js';
 import changeFeedPlugin from './http/plugins/change-feed.js';
@@ -84,6 +85,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       },
     },
     logController: new RequestLogController(),
+    childLoggerFactory: requestLogger,
     // A request that reaches an open connection while stopping is served (with Connection:
     // close) rather than refused with Fastify's own 503 body, which is not problem+json.
     return503OnClosing: false,

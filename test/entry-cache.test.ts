@@ -5,8 +5,8 @@
 // @backend-independent (runs once, not once per backend): the cache alone, in memory.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EntryCache } from '../src/pipeline/entry-cache.js';
-import type { ReadAnswerText } from '../src/pipeline/shown-entry.js';
+import { EntryCache } from '../src/pipeline/read-through-store.js';
+import type { ReadAnswerText } from '../src/pipeline/entity-tag.js';
 
 const TABLES = ['tags', 'servers', 'clients'];
 

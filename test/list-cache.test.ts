@@ -1,4 +1,4 @@
-// List answers are kept in memory by entity tag (LIST_CACHE_SIZE, src/pipeline/list-cache.ts).
+// List answers are kept in memory by entity tag (LIST_CACHE_SIZE, src/pipeline/read-through-store.ts).
 // Two instances on one database: A caches, B has no cache and makes every write. After each
 // of B's writes A must answer exactly what B answers: a cache keyed by anything coarser than
 // the table's change counter and the whole query (the URL alone, say) fails here.

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { connectDatabase, type DatabaseHandle } from '../src/db/connect.js';
 import { DEFAULT_REGISTRY } from '../src/registry/registry.js';
-import { encodeCursor } from '../src/pipeline/list-cursor.js';
+import { encodeCursor } from '../src/pipeline/list-page.js';
 import { parseListQuery } from '../src/pipeline/parse-list-query.js';
 import { createSecretBox } from '../src/secrets/secret-box.js';
 import { prepareDatabase } from '../src/store/prepare-database.js';

@@ -5,6 +5,7 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ANONYMOUS } from '../auth/caller.js';
 import { routeFacts, routeLabel } from '../http/route-label.js';
+import { RequestLogger } from './request-logger.js';
 
 function describe(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
   return {
@@ -17,21 +18,39 @@ function describe(request: FastifyRequest, reply: FastifyReply): Record<string, 
   };
 }
 
+/** The same, the request id first, for a logger that does not carry it (request-logger.ts). An
+ * object literal of one shape: copying the fields above into a new object costs more on every
+ * request than the child logger this saves. */
+function describeWithId(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
+  return {
+    // The name Fastify binds the id to in a child (its requestIdLogLabel, left as it is).
+    reqId: request.id,
+    route: routeLabel(request),
+    method: request.method,
+    status: reply.statusCode,
+    durationMs: Math.round(reply.elapsedTime * 100) / 100,
+    actor: request.caller?.name ?? ANONYMOUS.name,
+  };
+}
+
 export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     // At debug only: a request that never completes (a crash) can then still be traced.
-    request.log.debug({ route: routeLabel(request), method: request.method }, 'request received');
+    // The line's object is not made for a level that drops it: this runs on every request.
+    const { level } = request.log;
+    if (level === 'debug' || level === 'trace') request.log.debug({ route: routeLabel(request), method: request.method }, 'request received');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const line = describe(request, reply);
     if (error) {
-      reply.log.error({ ...line, err: error }, 'request failed while responding');
-    } else if (routeFacts(request).probe) {
-      // Probes are polled so often that their lines would drown the rest.
-      reply.log.debug(line, 'request completed');
-    } else {
-      reply.log.info(line, 'request completed');
+      reply.log.error({ ...describe(request, reply), err: error }, 'request failed while responding');
+      return;
     }
+    // Probes are polled so often that their lines would drown the rest.
+    const level = routeFacts(request).probe ? 'debug' : 'info';
+    const log = reply.log;
+    const parent = log instanceof RequestLogger ? log.parentWhileUnmade : undefined;
+    if (parent !== undefined) parent[level](describeWithId(request, reply), 'request completed');
+    else log[level](describe(request, reply), 'request completed');
   }
 }

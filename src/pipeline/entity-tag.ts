@@ -1,9 +1,12 @@
-// Entity tags of single entries (contract section 8). A strong tag is derived from the entry
-// as it is shown, so any change to any field gives a new tag, even within one millisecond.
-// The tag is the SHA-256 of the entry's JSON text, cut to 128 bits: a native digest of a few
-// hundred characters costs less than any hash written in JavaScript.
+// Entity tags (contract section 8), and an entry as responses show it: its JSON text, made
+// once, and the tag computed over that very text (so the tag and the body can never
+// disagree). A strong tag is derived from the entry as it is shown, so any change to any
+// field gives a new tag, even within one millisecond. The tag is the SHA-256 of the entry's
+// JSON text, cut to 128 bits: a native digest of a few hundred characters costs less than any
+// hash written in JavaScript.
 import * as crypto from 'node:crypto';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
+import type { Entry } from '../store/entry-rows.js';
 import type { ListQuery } from '../store/list-query.js';
 
 // The one-shot digest (Node 20.12 and later) makes no Hash object, which is cheaper
@@ -18,6 +21,35 @@ export function entityTagOfJson(entryJson: string): string {
 
 export function entityTag(entry: object): string {
   return entityTagOfJson(JSON.stringify(entry));
+}
+
+export interface ShownEntry {
+  /** The entry's JSON text, as in `{"item": …}`. */
+  readonly json: string;
+  readonly etag: string;
+}
+
+export function shownEntry(entry: Entry): ShownEntry {
+  const json = JSON.stringify(entry);
+  return { json, etag: entityTagOfJson(json) };
+}
+
+/** GET by id's answer: the body, `{"item": …}`, and the entity tag. Text as read; the entry
+ * cache keeps it encoded (EntryCache.fill): a cached entry is sent many times, and as bytes
+ * no string is joined, flattened and encoded again for each. */
+export interface ReadAnswer {
+  readonly body: string | Buffer;
+  readonly etag: string;
+}
+
+/** GET by id's answer as read from the database: its body as text. */
+export interface ReadAnswerText extends ReadAnswer {
+  readonly body: string;
+}
+
+export function readAnswer(entry: Entry): ReadAnswerText {
+  const { json, etag } = shownEntry(entry);
+  return { body: `{"item":${json}}`, etag };
 }
 
 // Changed whenever list answers change shape, so that tags given by an older release never match.

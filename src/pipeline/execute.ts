@@ -10,13 +10,12 @@ import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import { UniqueConflict } from '../store/unique-rules.js';
-import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag.js';
+import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import type { ReadThroughStore } from './read-through-store.js';
-import type { ReadAnswer } from './shown-entry.js';
 import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {

@@ -13,20 +13,10 @@
 // pool free for the light requests and for /readyz.
 import { ApiError } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
-import type { ListQuery } from '../store/list-query.js';
-import { LIMIT_DEFAULT } from './parse-list-query.js';
 import { ThrottledReport } from '../metrics/throttled-report.js';
 
 /** Seconds a client refused here is told to wait. */
 const RETRY_AFTER_SECONDS = 1;
-/** Skipping more entries than this reads them all first: a deep page. */
-export const DEEP_OFFSET = 1000;
-
-/** Whether a list is heavy: more entries than a default page, a text search, or a deep offset. */
-export function isHeavyList(list: ListQuery): boolean {
-  return list.limit > LIMIT_DEFAULT || list.search !== undefined || list.offset > DEEP_OFFSET;
-}
-
 export interface HeavyWorkLimits {
   /** Heavy jobs running at once. */
   readonly concurrency: number;

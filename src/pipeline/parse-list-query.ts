@@ -5,7 +5,7 @@ import { makeRoom } from '../db/bounded-map.js';
 import { apiError } from '../errors/api-error.js';
 import type { CompiledResource, ListField } from '../registry/compiled-resource.js';
 import type { Filter, LinkFilter, ListQuery, SortKey } from '../store/list-query.js';
-import { decodeCursor } from './list-cursor.js';
+import { decodeCursor } from './list-page.js';
 import { parseId } from './request-target.js';
 
 export const LIMIT_DEFAULT = 100;

@@ -75,7 +75,7 @@ export function writeQuery(query: Record<string, unknown>, allowed: readonly str
 
 /** Reads have no query parameters but a list's (nor have the token endpoints). */
 export function refuseQuery(query: Record<string, unknown>): void {
-  refuseUnknownParameters(query, []);
+  for (const name in query) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
 }
 
 /** A bulk body: a JSON array of 1 to BULK_MAX entries. */

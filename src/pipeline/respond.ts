@@ -1,14 +1,13 @@
 // Respond step: the result of a plan's execution becomes the HTTP answer. Bodies are JSON
-// text made here (a list's comes made, list-body.ts); an entry's text is made once, for both
+// text made here (a list's comes made, list-page.ts); an entry's text is made once, for both
 // its tag and the body. A dry run is
 // answered as the real request would be, ids not yet assigned shown as null, and says so in
 // the `Dry-Run` header.
 import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
-import { ifNoneMatchHolds } from './entity-tag.js';
+import { ifNoneMatchHolds, shownEntry } from './entity-tag.js';
 import type { Result } from './execute.js';
-import { listBody } from './list-body.js';
-import { shownEntry } from './shown-entry.js';
+import { listBody } from './list-page.js';
 
 export interface Outcome {
   status: number;

@@ -61,14 +61,28 @@ export function authorize(request: AuthorizedRequest, loopback: boolean, index: 
  * machine may be sent here by a page whose DNS name was rebound to 127.0.0.1, so the Host
  * header must be a loopback name. Public paths and the probes (/metrics) answer as before.
  */
+/** `check`, answered again without running for the argument it was last given: the requests
+ * of a connection, and nearly all clients, send the same address and Host, which the loopback
+ * checks parse (patterns, lower-casing) on every anonymous request otherwise. */
+function lastAnswerOf<T>(check: (value: T) => boolean): (value: T) => boolean {
+  let last: { readonly value: T; readonly answer: boolean } | undefined;
+  return (value) => {
+    if (last === undefined || last.value !== value) last = { value, answer: check(value) };
+    return last.answer;
+  };
+}
+
+const loopbackPeer = lastAnswerOf(isLoopback);
+const loopbackHost = lastAnswerOf(isLoopbackAuthority);
+
 function anonymousRefusal(request: AuthorizedRequest): ApiError | undefined {
   if (isPublicPath(request.url)) {
     request.caller = ANONYMOUS;
     request.refusal = null;
     return undefined;
   }
-  if (!isLoopback(request.ip)) return unauthorized('auth.loopbackOnly', REALM);
-  if (!isLoopbackAuthority(request.headers.host) && !routeFacts(request).probe) return new ApiError('FORBIDDEN', message('auth.host'));
+  if (!loopbackPeer(request.ip)) return unauthorized('auth.loopbackOnly', REALM);
+  if (!loopbackHost(request.headers.host) && !routeFacts(request).probe) return new ApiError('FORBIDDEN', message('auth.host'));
   request.caller = ANONYMOUS;
   request.refusal = null;
   return undefined;

@@ -36,7 +36,6 @@ function translate(error: FastifyError, bodyLimit: number): ApiError {
 /** For Fastify's `frameworkErrors`: errors raised before any hook, answered the same way. */
 export function frameworkErrorHandler(bodyLimit: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-    request.language = languageOfUrl(request.url);
     const problem = translate(error, bodyLimit);
     // No 5xx without a line that names its cause, here as in the error handler below.
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
@@ -49,7 +48,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     .code(error.status)
     .headers(error.headers)
     .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(problemBody(error, request.language)));
+    // Undefined on the requests Fastify makes for its own framework errors (no decorators).
+    .send(JSON.stringify(problemBody(error, request.language ?? languageOfUrl(request.url))));
 }
 
 export default fp<{ bodyLimit: number }>(

@@ -3,9 +3,8 @@
 // first, which still answers after the entry is gone for good, both answered by the pipeline
 // (src/pipeline/execute-change-log.ts); and the change stream.
 import type { FastifyInstance } from 'fastify';
-import type { PipelineContext } from '../../pipeline/handle-request.js';
 import changeStreamRoute, { type ChangeStreamSettings } from './change-stream.js';
-import { pipelineRoutes } from './pipeline-routes.js';
+import { pipelineRoutes, type PipelineContext } from './endpoint-route.js';
 
 export default async function changeRoutes(app: FastifyInstance, { context, ...stream }: ChangeStreamSettings & { context: PipelineContext }): Promise<void> {
   pipelineRoutes(app, context, [

@@ -1,9 +1,8 @@
 // The generic routes of `/{lang}/api/config/{resource}[/{id}[/restore]]`: no code per table. Each
-// request is handed to the pipeline (src/pipeline/handle-request.ts), which reads top to
+// request is handed to the pipeline (handleRequest in endpoint-route.ts), which reads top to
 // bottom: parse, plan, execute, respond.
 import type { FastifyInstance } from 'fastify';
-import type { PipelineContext } from '../../pipeline/handle-request.js';
-import { pipelineRoutes } from './pipeline-routes.js';
+import { pipelineRoutes, type PipelineContext } from './endpoint-route.js';
 
 export default async function configApiRoutes(app: FastifyInstance, { context }: { context: PipelineContext }): Promise<void> {
   pipelineRoutes(app, context, [

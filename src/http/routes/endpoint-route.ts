@@ -3,10 +3,20 @@
 // What an endpoint throws is mapped here, once for all of them: a driver error becomes the
 // contract's answer (pipeline/database-errors.ts). Only this factory and probeRoute may
 // register routes (route-factories.ts).
+//
+// The endpoints the pipeline answers (a resource's collection, items and restore, an entry's
+// history, the change log, the API tokens) are handed to it by handleRequest below, which
+// reads top to bottom as PostgREST's does: parse the HTTP request into an API request, plan
+// it against the registry (plain data, no SQL), execute the plan (one transaction for a
+// write), and respond. The route hands the pipeline the parts of the HTTP request it reads,
+// and nothing more: no route does database work of its own.
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiError } from '../../errors/api-error.js';
 import { asApiError } from '../../pipeline/database-errors.js';
-import type { Outcome } from '../../pipeline/respond.js';
+import { execute, type ExecutionContext } from '../../pipeline/execute.js';
+import { parseRequest, type HttpInput } from '../../pipeline/parse-request.js';
+import { planRequest } from '../../pipeline/plan.js';
+import { respond, type Outcome } from '../../pipeline/respond.js';
 import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
 import type { Registry } from '../../registry/registry.js';
 import { madeBy } from './route-factories.js';
@@ -79,4 +89,40 @@ export function endpointRoute(
       return reply.send(outcome.body);
     }),
   });
+}
+
+export interface PipelineContext extends ExecutionContext {
+  readonly registry: Registry;
+}
+
+/** The parts of the HTTP request the pipeline reads. */
+function httpInput(request: FastifyRequest): HttpInput {
+  const { url } = request;
+  const mark = url.indexOf('?');
+  return {
+    method: request.method,
+    query: request.query as Record<string, unknown>,
+    // What Fastify parsed `query` from.
+    rawQuery: mark === -1 ? '' : url.slice(mark + 1),
+    body: request.body,
+    ifMatch: request.headers['if-match'],
+    ifNoneMatch: request.headers['if-none-match'],
+    // Set by the authorization hook on every request that reaches a route.
+    caller: request.caller!,
+    requestId: request.id,
+  };
+}
+
+/** The whole request of an endpoint the pipeline answers: parse, plan, execute, respond. A
+ * driver error that escapes the execution is mapped by the route, as for every endpoint. */
+export async function handleRequest(context: PipelineContext, target: RequestTarget, input: HttpInput): Promise<Outcome> {
+  const request = parseRequest(context.registry, target, input);
+  const plan = planRequest(context.registry, request);
+  return respond(await execute(context, plan));
+}
+
+/** Registers the routes of endpoints the pipeline answers. */
+export function pipelineRoutes(app: FastifyInstance, context: PipelineContext, routes: readonly (readonly [url: string, endpoint: Endpoint])[], config: { admin?: true } = {}): void {
+  const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
+  for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config);
 }

@@ -5,8 +5,7 @@
 // revocations are in the change log (resource `tokens`), under the admin token's name. The
 // pipeline answers them (src/pipeline/execute-tokens.ts).
 import type { FastifyInstance } from 'fastify';
-import type { PipelineContext } from '../../pipeline/handle-request.js';
-import { pipelineRoutes } from './pipeline-routes.js';
+import { pipelineRoutes, type PipelineContext } from './endpoint-route.js';
 
 export default async function tokenRoutes(app: FastifyInstance, { context }: { context: PipelineContext }): Promise<void> {
   pipelineRoutes(app, context, [

@@ -5,13 +5,12 @@
 // the dispatcher (webhook-dispatcher.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { apiError, entryNotFound } from '../../errors/api-error.js';
-import { entityTag, entityTagOfJson, ifMatchHolds, ifNoneMatchHolds } from '../../pipeline/entity-tag.js';
-import { encodeCursor } from '../../pipeline/list-cursor.js';
+import { entityTag, entityTagOfJson, ifMatchHolds, ifNoneMatchHolds, shownEntry } from '../../pipeline/entity-tag.js';
+import { encodeCursor } from '../../pipeline/list-page.js';
 import { integerParameter, parseListQuery, refuseUnknownParameters, single } from '../../pipeline/parse-list-query.js';
 import { refuseQuery, writeQuery } from '../../pipeline/parse-request.js';
 import type { RequestTarget } from '../../pipeline/request-target.js';
 import type { Outcome } from '../../pipeline/respond.js';
-import { shownEntry } from '../../pipeline/shown-entry.js';
 import { validateBody } from '../../pipeline/validate-body.js';
 import { newWebhookSecret } from '../../secrets/webhook-signature.js';
 import { UniqueConflict } from '../../store/unique-rules.js';

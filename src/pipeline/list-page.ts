@@ -1,16 +1,25 @@
-// Cursors of lists (contract section 15): `next` in a list answer, `?after=` to continue. A
-// cursor holds the sort's column values of the last entry shown, and the sort it belongs to;
+// A list page as sent (contract section 7) and the cursor that continues it (`next`, section
+// 15; `?after=` to continue). The page's JSON text is made in the execute step, not the
+// respond step, so that the list cache can keep the text itself. A cursor holds the sort's column values of the last entry shown, and the sort it belongs to;
 // the next page starts strictly after that position (keyset paging), so entries inserted or
 // deleted meanwhile never make a walk skip or repeat one that exists throughout. It is
 // base64url JSON: opaque to clients, but not secret (it holds values the page showed).
 import { apiError } from '../errors/api-error.js';
 import type { ColumnKind } from '../registry/compiled-resource.js';
-import type { SortKey } from '../store/list-query.js';
+import type { ListQuery, SortKey } from '../store/list-query.js';
+import type { ListPage } from '../store/resource-store.js';
 
 const signature = (sort: readonly SortKey[]): string => sort.map((key) => `${key.descending ? '-' : ''}${key.column}`).join(',');
 
 export function encodeCursor(sort: readonly SortKey[], values: readonly unknown[]): string {
   return Buffer.from(JSON.stringify({ s: signature(sort), v: values })).toString('base64url');
+}
+
+/** The JSON text of a list answer. */
+export function listBody(list: ListQuery, page: ListPage): string {
+  const { items, total, totalExact, nextAfter } = page;
+  const next = nextAfter === undefined ? null : encodeCursor(list.sort, nextAfter);
+  return JSON.stringify({ items, total, total_exact: totalExact, limit: list.limit, offset: list.offset, next });
 }
 
 /** Every integer column is 32-bit: a value past that range fails the query on PostgreSQL. */
