@@ -169,6 +169,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     readOnly: app.readOnly,
     heavyWork,
     tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
+    webhooks: { store: app.webhookStore, deliveries: app.webhookDeliveries, dispatcher: app.webhookDispatcher, guard: app.webhookGuard },
   };
   await app.register(configApiRoutes, { context });
   await app.register(changeRoutes, {
@@ -183,7 +184,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   await app.register(configExportRoutes, { heavyWork });
   await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
   await app.register(tokenRoutes, { context });
-  await app.register(webhookRoutes);
+  await app.register(webhookRoutes, { context });
   await app.register(openApiRoutes);
   await app.register(docsRoutes);
   await app.register(consoleRoutes);

@@ -14,6 +14,7 @@ import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag } from './entity-tag
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
+import { executeWebhookPlan, type WebhookContext, type WebhookResult } from './execute-webhooks.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import type { ReadThroughStore } from './read-through-store.js';
 import type { ReadAnswer } from './shown-entry.js';
@@ -29,6 +30,8 @@ export interface ExecutionContext {
   readonly heavyWork?: HeavyWorkGate;
   /** The token endpoints' index and key. */
   readonly tokens: TokenContext;
+  /** The webhooks' store, deliveries, dispatcher and address guard. */
+  readonly webhooks: WebhookContext;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -43,7 +46,8 @@ export type Result =
   | { readonly action: 'restore'; readonly plan: RestorePlan; readonly entry: Entry }
   | { readonly action: 'bulk'; readonly plan: BulkPlan; readonly entries: (Entry | undefined)[] }
   | TokenResult
-  | ChangeLogResult;
+  | ChangeLogResult
+  | WebhookResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -96,6 +100,16 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
     case 'changes':
     case 'history':
       return executeChangeLogPlan(context.store, plan);
+    case 'list-webhooks':
+    case 'read-webhook':
+    case 'webhook-deliveries':
+    case 'create-webhook':
+    case 'patch-webhook':
+    case 'delete-webhook':
+    case 'rotate-webhook-secret':
+    case 'ping-webhook':
+    case 'redeliver-webhook':
+      return executeWebhookPlan(context.webhooks, plan);
   }
 }
 

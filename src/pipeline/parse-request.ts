@@ -11,6 +11,7 @@ import { API_TOKENS } from '../store/api-token-definition.js';
 import { parseChangeQuery, parseHistoryQuery, type ChangeQuery } from './parse-change-query.js';
 import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
+import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
 import type { Registry } from '../registry/registry.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -34,7 +35,8 @@ export type ApiRequest =
   | (Write & { readonly action: 'bulk-create' | 'bulk-patch'; readonly bodies: readonly unknown[] })
   | (Write & { readonly action: 'bulk-delete'; readonly ids: readonly number[] })
   | TokenRequest
-  | ChangeLogRequest;
+  | ChangeLogRequest
+  | WebhookRequest;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
@@ -123,6 +125,7 @@ export function parseRequest(registry: Registry, target: RequestTarget, input: H
     case 'history':
       return { action: 'history', resource: target.resource!, id: target.id!, ...parseHistoryQuery(query) };
     default:
+      if (WEBHOOK_ENDPOINTS.has(target.endpoint)) return parseWebhookRequest(target, input, author);
       break;
   }
   const resource = target.resource!;

@@ -13,6 +13,7 @@ import { isHeavyList } from './heavy-work-gate.js';
 import { tokenValues } from './issue-token.js';
 import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
+import { planWebhookRequest, type WebhookPlan } from './plan-webhooks.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
@@ -114,7 +115,7 @@ export type TokenPlan = Exclude<TokenRequest, { readonly action: 'issue-token' }
 /** The change log's reads are plans as parsed: a range of records and its filters. */
 export type ChangeLogPlan = ChangeLogRequest;
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan;
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan;
 
 function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -251,5 +252,15 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
       const entries = request.ids.map((id) => deletePlan(registry, request.resource, id, undefined, request.author, request.dryRun));
       return { action: 'bulk', operation: 'delete', resource: request.resource, entries, author: request.author, dryRun: request.dryRun };
     }
+    case 'list-webhooks':
+    case 'read-webhook':
+    case 'webhook-deliveries':
+    case 'create-webhook':
+    case 'patch-webhook':
+    case 'delete-webhook':
+    case 'rotate-webhook-secret':
+    case 'ping-webhook':
+    case 'redeliver-webhook':
+      return planWebhookRequest(request);
   }
 }

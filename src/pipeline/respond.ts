@@ -7,7 +7,9 @@ import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds } from './entity-tag.js';
 import type { Result } from './execute.js';
+import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-body.js';
+import { respondWebhook } from './respond-webhooks.js';
 import { shownEntry } from './shown-entry.js';
 
 export interface Outcome {
@@ -59,12 +61,25 @@ export function respond(result: Result): Outcome {
       const { limit, offset } = result.plan;
       return { status: 200, body: `{"items":[${records(result)}],"total":${result.total},"limit":${limit},"offset":${offset}}` };
     }
+    case 'list-webhooks':
+    case 'read-webhook':
+    case 'webhook-deliveries':
+    case 'create-webhook':
+    case 'patch-webhook':
+    case 'delete-webhook':
+    case 'rotate-webhook-secret':
+    case 'ping-webhook':
+    case 'redeliver-webhook':
+      return respondWebhook(result);
     default:
       return respondEntries(result);
   }
 }
 
-function respondEntries(result: Exclude<Result, { readonly action: 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' }>): Outcome {
+/** The results respond() answers itself, before the entries'. */
+type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history';
+
+function respondEntries(result: Exclude<Result, { readonly action: OwnResults | WebhookResult['action'] }>): Outcome {
   const { plan } = result;
   switch (result.action) {
     case 'list':
