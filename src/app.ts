@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
 import type { PipelineContext } from './pipeline/handle-request.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
+import { monitoringResources } from './pipeline/monitoring-query.js';
 import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
@@ -170,6 +171,8 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     heavyWork,
     tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
     webhooks: { store: app.webhookStore, deliveries: app.webhookDeliveries, dispatcher: app.webhookDispatcher, guard: app.webhookGuard },
+    // Throws, stopping the start, when the registry lacks a resource the integrations read.
+    monitoring: monitoringResources(app.registry),
   };
   await app.register(configApiRoutes, { context });
   await app.register(changeRoutes, {
@@ -180,7 +183,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     maxConnections: config.maxConnections,
     bufferBytes: config.changeStreamBufferBytes,
   });
-  await app.register(integrationRoutes, { heavyWork });
+  await app.register(integrationRoutes, { context });
   await app.register(configExportRoutes, { heavyWork });
   await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
   await app.register(tokenRoutes, { context });

@@ -15,6 +15,8 @@ import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
 import { executeWebhookPlan, type WebhookContext, type WebhookResult } from './execute-webhooks.js';
+import { executeMonitoringPlan, type MonitoringResult } from './execute-monitoring.js';
+import type { MonitoringResources } from './monitoring-query.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import type { ReadThroughStore } from './read-through-store.js';
 import type { ReadAnswer } from './shown-entry.js';
@@ -32,6 +34,8 @@ export interface ExecutionContext {
   readonly tokens: TokenContext;
   /** The webhooks' store, deliveries, dispatcher and address guard. */
   readonly webhooks: WebhookContext;
+  /** The resources the monitoring integrations read (checked at start-up). */
+  readonly monitoring: MonitoringResources;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -47,7 +51,8 @@ export type Result =
   | { readonly action: 'bulk'; readonly plan: BulkPlan; readonly entries: (Entry | undefined)[] }
   | TokenResult
   | ChangeLogResult
-  | WebhookResult;
+  | WebhookResult
+  | MonitoringResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -110,6 +115,8 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
     case 'ping-webhook':
     case 'redeliver-webhook':
       return executeWebhookPlan(context.webhooks, plan);
+    case 'monitoring-targets':
+      return executeMonitoringPlan(context, plan);
   }
 }
 

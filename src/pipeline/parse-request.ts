@@ -12,6 +12,7 @@ import { parseChangeQuery, parseHistoryQuery, type ChangeQuery } from './parse-c
 import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
+import { MONITORING_ENDPOINTS, parseMonitoringRequest, type MonitoringRequest } from './parse-monitoring-request.js';
 import type { Registry } from '../registry/registry.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -36,7 +37,8 @@ export type ApiRequest =
   | (Write & { readonly action: 'bulk-delete'; readonly ids: readonly number[] })
   | TokenRequest
   | ChangeLogRequest
-  | WebhookRequest;
+  | WebhookRequest
+  | MonitoringRequest;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
@@ -126,6 +128,7 @@ export function parseRequest(registry: Registry, target: RequestTarget, input: H
       return { action: 'history', resource: target.resource!, id: target.id!, ...parseHistoryQuery(query) };
     default:
       if (WEBHOOK_ENDPOINTS.has(target.endpoint)) return parseWebhookRequest(target, input, author);
+      if (MONITORING_ENDPOINTS.has(target.endpoint)) return parseMonitoringRequest(registry, target, input);
       break;
   }
   const resource = target.resource!;

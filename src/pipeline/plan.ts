@@ -14,6 +14,7 @@ import { tokenValues } from './issue-token.js';
 import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
 import { planWebhookRequest, type WebhookPlan } from './plan-webhooks.js';
+import type { MonitoringRequest } from './parse-monitoring-request.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
@@ -115,7 +116,11 @@ export type TokenPlan = Exclude<TokenRequest, { readonly action: 'issue-token' }
 /** The change log's reads are plans as parsed: a range of records and its filters. */
 export type ChangeLogPlan = ChangeLogRequest;
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan;
+/** A monitoring integration's answer is planned as parsed: the servers to read (live and
+ * monitored, the filters sent), the format (the endpoint), whether only headers are asked. */
+export type MonitoringPlan = MonitoringRequest;
+
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan;
 
 function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -224,6 +229,7 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'revoke-token':
     case 'changes':
     case 'history':
+    case 'monitoring-targets':
       return request;
     case 'issue-token':
       return { action: 'issue-token', lang: request.lang, values: tokenValues(request.body), author: request.author };

@@ -10,6 +10,7 @@ import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-body.js';
 import { respondWebhook } from './respond-webhooks.js';
+import { respondMonitoring } from './respond-streams.js';
 import { shownEntry } from './shown-entry.js';
 
 export interface Outcome {
@@ -71,13 +72,15 @@ export function respond(result: Result): Outcome {
     case 'ping-webhook':
     case 'redeliver-webhook':
       return respondWebhook(result);
+    case 'monitoring-targets':
+      return respondMonitoring(result);
     default:
       return respondEntries(result);
   }
 }
 
 /** The results respond() answers itself, before the entries'. */
-type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history';
+type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets';
 
 function respondEntries(result: Exclude<Result, { readonly action: OwnResults | WebhookResult['action'] }>): Outcome {
   const { plan } = result;
