@@ -184,7 +184,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     bufferBytes: config.changeStreamBufferBytes,
   });
   await app.register(integrationRoutes, { context });
-  await app.register(configExportRoutes, { heavyWork });
+  await app.register(configExportRoutes, { context });
   await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
   await app.register(tokenRoutes, { context });
   await app.register(webhookRoutes, { context });

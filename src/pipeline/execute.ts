@@ -16,6 +16,8 @@ import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
 import { executeWebhookPlan, type WebhookContext, type WebhookResult } from './execute-webhooks.js';
 import { executeMonitoringPlan, type MonitoringResult } from './execute-monitoring.js';
+import { executeExportPlan, type ExportResult } from './execute-export.js';
+import type { Registry } from '../registry/registry.js';
 import type { MonitoringResources } from './monitoring-query.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import type { ReadThroughStore } from './read-through-store.js';
@@ -23,6 +25,8 @@ import type { ReadAnswer } from './shown-entry.js';
 import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {
+  /** The resources served (the export and the apply read every one). */
+  readonly registry: Registry;
   readonly store: ResourceStore;
   /** The store behind the caches: what the requests read and write (read-through-store.ts). */
   readonly cached: ReadThroughStore;
@@ -52,7 +56,8 @@ export type Result =
   | TokenResult
   | ChangeLogResult
   | WebhookResult
-  | MonitoringResult;
+  | MonitoringResult
+  | ExportResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -117,6 +122,8 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       return executeWebhookPlan(context.webhooks, plan);
     case 'monitoring-targets':
       return executeMonitoringPlan(context, plan);
+    case 'export':
+      return executeExportPlan(context, plan);
   }
 }
 

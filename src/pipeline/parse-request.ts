@@ -13,6 +13,7 @@ import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } fro
 import { parseId, type RequestTarget } from './request-target.js';
 import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
 import { MONITORING_ENDPOINTS, parseMonitoringRequest, type MonitoringRequest } from './parse-monitoring-request.js';
+import { parseExportRequest, type ExportRequest } from './parse-export-request.js';
 import type { Registry } from '../registry/registry.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -38,7 +39,8 @@ export type ApiRequest =
   | TokenRequest
   | ChangeLogRequest
   | WebhookRequest
-  | MonitoringRequest;
+  | MonitoringRequest
+  | ExportRequest;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
@@ -62,6 +64,8 @@ export interface HttpInput {
   readonly body: unknown;
   readonly ifMatch: string | undefined;
   readonly ifNoneMatch: string | undefined;
+  /** The Accept header, where an endpoint's format follows it (the export). */
+  readonly accept?: string | undefined;
   /** Who sends it (the authorization hook has let it through). */
   readonly caller: Caller;
   /** The request's id, as its log line and its `x-request-id` header say. */
@@ -126,6 +130,8 @@ export function parseRequest(registry: Registry, target: RequestTarget, input: H
       return { action: 'changes', query: parseChangeQuery(registry, query) };
     case 'history':
       return { action: 'history', resource: target.resource!, id: target.id!, ...parseHistoryQuery(query) };
+    case 'configurationExport':
+      return parseExportRequest(input);
     default:
       if (WEBHOOK_ENDPOINTS.has(target.endpoint)) return parseWebhookRequest(target, input, author);
       if (MONITORING_ENDPOINTS.has(target.endpoint)) return parseMonitoringRequest(registry, target, input);

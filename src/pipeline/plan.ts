@@ -15,6 +15,7 @@ import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request
 import { parseId } from './request-target.js';
 import { planWebhookRequest, type WebhookPlan } from './plan-webhooks.js';
 import type { MonitoringRequest } from './parse-monitoring-request.js';
+import type { ExportRequest } from './parse-export-request.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
@@ -120,7 +121,10 @@ export type ChangeLogPlan = ChangeLogRequest;
  * monitored, the filters sent), the format (the endpoint), whether only headers are asked. */
 export type MonitoringPlan = MonitoringRequest;
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan;
+/** The export is planned as parsed: the whole configuration, in the format asked. */
+export type ExportPlan = ExportRequest;
+
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan | ExportPlan;
 
 function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -230,6 +234,7 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'changes':
     case 'history':
     case 'monitoring-targets':
+    case 'export':
       return request;
     case 'issue-token':
       return { action: 'issue-token', lang: request.lang, values: tokenValues(request.body), author: request.author };

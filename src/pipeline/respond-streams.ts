@@ -9,6 +9,7 @@
 // external memory that only a full collection frees, which let resident memory grow with the
 // size of the fleet.
 import { Readable } from 'node:stream';
+import type { ExportResult } from './execute-export.js';
 import type { MonitoringResult } from './execute-monitoring.js';
 import type { Outcome } from './respond.js';
 
@@ -26,4 +27,11 @@ export function respondMonitoring(result: MonitoringResult): Outcome {
   if (result.answer === 'unchanged') return { status: 304, headers: { etag } };
   const headers = { etag, 'content-type': JSON_TYPE };
   return result.answer === 'headers' ? { status: 200, headers } : { status: 200, headers, body: streamed(result.chunks, result.release) };
+}
+
+export function respondExport(result: ExportResult): Outcome {
+  const headers = { 'content-type': result.contentType, vary: 'Accept' };
+  return result.answer === 'headers'
+    ? { status: 200, headers }
+    : { status: 200, headers: { ...headers, 'change-id': String(result.changeId) }, body: streamed(result.chunks, result.release) };
 }

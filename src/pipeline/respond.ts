@@ -10,7 +10,7 @@ import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-body.js';
 import { respondWebhook } from './respond-webhooks.js';
-import { respondMonitoring } from './respond-streams.js';
+import { respondExport, respondMonitoring } from './respond-streams.js';
 import { shownEntry } from './shown-entry.js';
 
 export interface Outcome {
@@ -74,13 +74,15 @@ export function respond(result: Result): Outcome {
       return respondWebhook(result);
     case 'monitoring-targets':
       return respondMonitoring(result);
+    case 'export':
+      return respondExport(result);
     default:
       return respondEntries(result);
   }
 }
 
 /** The results respond() answers itself, before the entries'. */
-type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets';
+type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets' | 'export';
 
 function respondEntries(result: Exclude<Result, { readonly action: OwnResults | WebhookResult['action'] }>): Outcome {
   const { plan } = result;

@@ -19,6 +19,7 @@ function httpInput(request: FastifyRequest): HttpInput {
     body: request.body,
     ifMatch: request.headers['if-match'],
     ifNoneMatch: request.headers['if-none-match'],
+    accept: request.headers.accept,
     // Set by the authorization hook on every request that reaches a route.
     caller: request.caller!,
     requestId: request.id,
