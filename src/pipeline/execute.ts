@@ -17,6 +17,7 @@ import { executeTokenPlan, type TokenContext, type TokenResult } from './execute
 import { executeWebhookPlan, type WebhookContext, type WebhookResult } from './execute-webhooks.js';
 import { executeMonitoringPlan, type MonitoringResult } from './execute-monitoring.js';
 import { executeExportPlan, type ExportResult } from './execute-export.js';
+import { executeApplyPlan, type ApplyResult } from './execute-apply.js';
 import type { Registry } from '../registry/registry.js';
 import type { MonitoringResources } from './monitoring-query.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
@@ -57,7 +58,8 @@ export type Result =
   | ChangeLogResult
   | WebhookResult
   | MonitoringResult
-  | ExportResult;
+  | ExportResult
+  | ApplyResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -124,6 +126,8 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       return executeMonitoringPlan(context, plan);
     case 'export':
       return executeExportPlan(context, plan);
+    case 'apply':
+      return executeApplyPlan(context, plan);
   }
 }
 

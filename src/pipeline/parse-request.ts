@@ -14,6 +14,7 @@ import { parseId, type RequestTarget } from './request-target.js';
 import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
 import { MONITORING_ENDPOINTS, parseMonitoringRequest, type MonitoringRequest } from './parse-monitoring-request.js';
 import { parseExportRequest, type ExportRequest } from './parse-export-request.js';
+import { parseApplyRequest, type ApplyDocumentRequest } from './parse-apply-request.js';
 import type { Registry } from '../registry/registry.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -40,7 +41,8 @@ export type ApiRequest =
   | ChangeLogRequest
   | WebhookRequest
   | MonitoringRequest
-  | ExportRequest;
+  | ExportRequest
+  | ApplyDocumentRequest;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
@@ -132,6 +134,8 @@ export function parseRequest(registry: Registry, target: RequestTarget, input: H
       return { action: 'history', resource: target.resource!, id: target.id!, ...parseHistoryQuery(query) };
     case 'configurationExport':
       return parseExportRequest(input);
+    case 'apply':
+      return parseApplyRequest(registry, input, author);
     default:
       if (WEBHOOK_ENDPOINTS.has(target.endpoint)) return parseWebhookRequest(target, input, author);
       if (MONITORING_ENDPOINTS.has(target.endpoint)) return parseMonitoringRequest(registry, target, input);

@@ -16,6 +16,7 @@ import { parseId } from './request-target.js';
 import { planWebhookRequest, type WebhookPlan } from './plan-webhooks.js';
 import type { MonitoringRequest } from './parse-monitoring-request.js';
 import type { ExportRequest } from './parse-export-request.js';
+import type { ApplyDocumentRequest } from './parse-apply-request.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
@@ -124,7 +125,11 @@ export type MonitoringPlan = MonitoringRequest;
 /** The export is planned as parsed: the whole configuration, in the format asked. */
 export type ExportPlan = ExportRequest;
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan | ExportPlan;
+/** An apply is planned as parsed: which entries it creates, changes and deletes depends on
+ * what is stored, read in its transaction (apply.ts plans them there, per resource). */
+export type ApplyDocumentPlan = ApplyDocumentRequest;
+
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan | ExportPlan | ApplyDocumentPlan;
 
 function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -235,6 +240,7 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'history':
     case 'monitoring-targets':
     case 'export':
+    case 'apply':
       return request;
     case 'issue-token':
       return { action: 'issue-token', lang: request.lang, values: tokenValues(request.body), author: request.author };

@@ -76,13 +76,16 @@ export function respond(result: Result): Outcome {
       return respondMonitoring(result);
     case 'export':
       return respondExport(result);
+    case 'apply':
+      // The configuration's tag after the apply: the If-Match of the next one.
+      return { status: 200, headers: { etag: result.etag, ...(result.plan.dryRun ? DRY_RUN : {}) }, body: JSON.stringify(result.applied) };
     default:
       return respondEntries(result);
   }
 }
 
 /** The results respond() answers itself, before the entries'. */
-type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets' | 'export';
+type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets' | 'export' | 'apply';
 
 function respondEntries(result: Exclude<Result, { readonly action: OwnResults | WebhookResult['action'] }>): Outcome {
   const { plan } = result;

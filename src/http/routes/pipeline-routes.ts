@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { handleRequest, type PipelineContext } from '../../pipeline/handle-request.js';
 import type { HttpInput } from '../../pipeline/parse-request.js';
 import type { Endpoint, RequestTarget } from '../../pipeline/request-target.js';
-import { endpointRoute } from './endpoint-route.js';
+import { endpointRoute, type EndpointBody } from './endpoint-route.js';
 
 function httpInput(request: FastifyRequest): HttpInput {
   const { url } = request;
@@ -26,8 +26,15 @@ function httpInput(request: FastifyRequest): HttpInput {
   };
 }
 
-/** Registers the routes of these endpoints, each handed to the pipeline. */
-export function pipelineRoutes(app: FastifyInstance, context: PipelineContext, routes: readonly (readonly [url: string, endpoint: Endpoint])[], config: { admin?: true } = {}): void {
+/** Registers the routes of these endpoints, each handed to the pipeline; `body` for an
+ * endpoint that takes another body than JSON within the common limit (the apply). */
+export function pipelineRoutes(
+  app: FastifyInstance,
+  context: PipelineContext,
+  routes: readonly (readonly [url: string, endpoint: Endpoint])[],
+  config: { admin?: true } = {},
+  body: EndpointBody = {},
+): void {
   const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
-  for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config);
+  for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config, body);
 }
