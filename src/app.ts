@@ -26,6 +26,7 @@ import connectionDrainPlugin from './http/plugins/connection-drain.js';
 import connectionLimitPlugin from './http/plugins/connection-limit.js';
 import problemResponsesPlugin, { frameworkErrorHandler } from './http/plugins/problem-responses.js';
 import { answerClientError } from './http/client-errors.js';
+import { changeStreams } from './http/change-streams.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
 import requestLanguagePlugin from './http/plugins/request-language.js';
@@ -173,16 +174,16 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     webhooks: { store: app.webhookStore, deliveries: app.webhookDeliveries, dispatcher: app.webhookDispatcher, guard: app.webhookGuard },
     // Throws, stopping the start, when the registry lacks a resource the integrations read.
     monitoring: monitoringResources(app.registry),
+    changeStreams: changeStreams(app, {
+      keepAliveMs: config.changesKeepAliveMs,
+      perToken: config.changeStreamsPerToken,
+      perAddress: config.changeStreamsPerAddress,
+      maxConnections: config.maxConnections,
+      bufferBytes: config.changeStreamBufferBytes,
+    }),
   };
   await app.register(configApiRoutes, { context });
-  await app.register(changeRoutes, {
-    context,
-    keepAliveMs: config.changesKeepAliveMs,
-    perToken: config.changeStreamsPerToken,
-    perAddress: config.changeStreamsPerAddress,
-    maxConnections: config.maxConnections,
-    bufferBytes: config.changeStreamBufferBytes,
-  });
+  await app.register(changeRoutes, { context });
   await app.register(integrationRoutes, { context });
   await app.register(configExportRoutes, { context });
   await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });

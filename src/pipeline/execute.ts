@@ -18,6 +18,7 @@ import { executeWebhookPlan, type WebhookContext, type WebhookResult } from './e
 import { executeMonitoringPlan, type MonitoringResult } from './execute-monitoring.js';
 import { executeExportPlan, type ExportResult } from './execute-export.js';
 import { executeApplyPlan, type ApplyResult } from './execute-apply.js';
+import { executeChangeStreamPlan, type ChangeStreamResult, type ChangeStreams } from './execute-change-stream.js';
 import type { Registry } from '../registry/registry.js';
 import type { MonitoringResources } from './monitoring-query.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
@@ -41,6 +42,8 @@ export interface ExecutionContext {
   readonly webhooks: WebhookContext;
   /** The resources the monitoring integrations read (checked at start-up). */
   readonly monitoring: MonitoringResources;
+  /** The service that holds the open change streams. */
+  readonly changeStreams: ChangeStreams;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -59,7 +62,8 @@ export type Result =
   | WebhookResult
   | MonitoringResult
   | ExportResult
-  | ApplyResult;
+  | ApplyResult
+  | ChangeStreamResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -128,6 +132,8 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
       return executeExportPlan(context, plan);
     case 'apply':
       return executeApplyPlan(context, plan);
+    case 'change-stream':
+      return executeChangeStreamPlan(context.changeStreams, plan);
   }
 }
 

@@ -8,7 +8,8 @@ import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
-import { parseChangeQuery, parseHistoryQuery, type ChangeQuery } from './parse-change-query.js';
+import { parseChangeQuery, parseHistoryQuery, parseStreamQuery, type ChangeQuery } from './parse-change-query.js';
+import type { ChangeStreamPlan } from './execute-change-stream.js';
 import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
@@ -42,7 +43,11 @@ export type ApiRequest =
   | WebhookRequest
   | MonitoringRequest
   | ExportRequest
-  | ApplyDocumentRequest;
+  | ApplyDocumentRequest
+  | ChangeStreamRequest;
+
+/** `/changes/stream`: where the stream starts and what it shows (its plan as parsed). */
+export type ChangeStreamRequest = ChangeStreamPlan;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
@@ -68,6 +73,8 @@ export interface HttpInput {
   readonly ifNoneMatch: string | undefined;
   /** The Accept header, where an endpoint's format follows it (the export). */
   readonly accept?: string | undefined;
+  /** The Last-Event-ID header a reconnecting EventSource sends (the change stream). */
+  readonly lastEventId?: string | undefined;
   /** Who sends it (the authorization hook has let it through). */
   readonly caller: Caller;
   /** The request's id, as its log line and its `x-request-id` header say. */
@@ -136,6 +143,8 @@ export function parseRequest(registry: Registry, target: RequestTarget, input: H
       return parseExportRequest(input);
     case 'apply':
       return parseApplyRequest(registry, input, author);
+    case 'changeStream':
+      return { action: 'change-stream', ...parseStreamQuery(registry, query, input.lastEventId) };
     default:
       if (WEBHOOK_ENDPOINTS.has(target.endpoint)) return parseWebhookRequest(target, input, author);
       if (MONITORING_ENDPOINTS.has(target.endpoint)) return parseMonitoringRequest(registry, target, input);

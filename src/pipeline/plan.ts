@@ -17,6 +17,7 @@ import { planWebhookRequest, type WebhookPlan } from './plan-webhooks.js';
 import type { MonitoringRequest } from './parse-monitoring-request.js';
 import type { ExportRequest } from './parse-export-request.js';
 import type { ApplyDocumentRequest } from './parse-apply-request.js';
+import type { ChangeStreamPlan } from './execute-change-stream.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
@@ -129,7 +130,7 @@ export type ExportPlan = ExportRequest;
  * what is stored, read in its transaction (apply.ts plans them there, per resource). */
 export type ApplyDocumentPlan = ApplyDocumentRequest;
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan | ExportPlan | ApplyDocumentPlan;
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan | ExportPlan | ApplyDocumentPlan | ChangeStreamPlan;
 
 function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -241,6 +242,7 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'monitoring-targets':
     case 'export':
     case 'apply':
+    case 'change-stream':
       return request;
     case 'issue-token':
       return { action: 'issue-token', lang: request.lang, values: tokenValues(request.body), author: request.author };

@@ -19,9 +19,16 @@ export interface Outcome {
    * an answer written as it is read (contract section 17). */
   body?: string | Buffer | Readable;
   headers?: Record<string, string>;
-  /** The route wrote the answer itself, and goes on writing it (a stream): nothing to send. */
-  streaming?: true;
+  /** An answer that a status, headers and a body cannot say: the change stream, written to the
+   * connection by hand for as long as it lasts (execute-change-stream.ts). The route factory
+   * calls it with the request's connection instead of sending anything; it throws only before
+   * it writes a byte, and that error is answered as any endpoint's. */
+  handOver?: (connection: StreamConnection) => Promise<void>;
 }
+
+/** A request's connection as the HTTP layer holds it: the pipeline passes it on and never looks
+ * into it. The HTTP layer says what it is (declaration merging, src/http/change-streams.ts). */
+export interface StreamConnection {}
 
 const DRY_RUN = { 'dry-run': 'true' };
 
@@ -76,6 +83,8 @@ export function respond(result: Result): Outcome {
       return respondMonitoring(result);
     case 'export':
       return respondExport(result);
+    case 'change-stream':
+      return { status: 200, handOver: result.open };
     case 'apply':
       // The configuration's tag after the apply: the If-Match of the next one.
       return { status: 200, headers: { etag: result.etag, ...(result.plan.dryRun ? DRY_RUN : {}) }, body: JSON.stringify(result.applied) };
@@ -85,7 +94,7 @@ export function respond(result: Result): Outcome {
 }
 
 /** The results respond() answers itself, before the entries'. */
-type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets' | 'export' | 'apply';
+type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets' | 'export' | 'apply' | 'change-stream';
 
 function respondEntries(result: Exclude<Result, { readonly action: OwnResults | WebhookResult['action'] }>): Outcome {
   const { plan } = result;

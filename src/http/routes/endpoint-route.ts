@@ -69,10 +69,14 @@ export function endpointRoute(
       let outcome: Outcome;
       try {
         outcome = await handle(request.target!, request, reply);
+        // The change stream: written to the connection by hand from here (respond.ts).
+        if (outcome.handOver !== undefined) {
+          await outcome.handOver({ request, reply });
+          return reply;
+        }
       } catch (error) {
         throw asApiError(app.store, error);
       }
-      if (outcome.streaming) return reply;
       if (outcome.headers !== undefined) reply.headers(outcome.headers);
       reply.code(outcome.status);
       if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);

@@ -8,6 +8,11 @@ import type { HttpInput } from '../../pipeline/parse-request.js';
 import type { Endpoint, RequestTarget } from '../../pipeline/request-target.js';
 import { endpointRoute, type EndpointBody } from './endpoint-route.js';
 
+function lastEventId(request: FastifyRequest): string | undefined {
+  const header = request.headers['last-event-id'];
+  return typeof header === 'string' ? header : undefined;
+}
+
 function httpInput(request: FastifyRequest): HttpInput {
   const { url } = request;
   const mark = url.indexOf('?');
@@ -20,6 +25,7 @@ function httpInput(request: FastifyRequest): HttpInput {
     ifMatch: request.headers['if-match'],
     ifNoneMatch: request.headers['if-none-match'],
     accept: request.headers.accept,
+    lastEventId: lastEventId(request),
     // Set by the authorization hook on every request that reaches a route.
     caller: request.caller!,
     requestId: request.id,
