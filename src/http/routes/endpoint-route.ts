@@ -9,7 +9,7 @@ import { asApiError } from '../../pipeline/database-errors.js';
 import type { Outcome } from '../../pipeline/respond.js';
 import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
 import type { Registry } from '../../registry/registry.js';
-import { madeBy } from './route-factories.js';
+import { handsToPipeline, isHandedToPipeline, madeBy } from './route-factories.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,6 +44,24 @@ export function endpointRoute(
   body: EndpointBody = {},
 ): void {
   const mediaTypes = body.mediaTypes ?? JSON_ONLY;
+  const handler = madeBy('endpoint', async (request: FastifyRequest, reply: FastifyReply) => {
+    let outcome: Outcome;
+    try {
+      outcome = await handle(request.target!, request, reply);
+      // The change stream: written to the connection by hand from here (respond.ts).
+      if (outcome.handOver !== undefined) {
+        await outcome.handOver({ request, reply });
+        return reply;
+      }
+    } catch (error) {
+      throw asApiError(app.store, error);
+    }
+    if (outcome.headers !== undefined) reply.headers(outcome.headers);
+    reply.code(outcome.status);
+    if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
+    return reply.send(outcome.body);
+  });
+  if (isHandedToPipeline(handle)) handsToPipeline(handler);
   app.route({
     method: app.supportedMethods,
     url,
@@ -65,22 +83,6 @@ export function endpointRoute(
       if (request.method === 'OPTIONS') reply.code(204).header('allow', ALLOWED_METHODS[endpoint].join(', ')).send();
       else done();
     },
-    handler: madeBy('endpoint', async (request: FastifyRequest, reply: FastifyReply) => {
-      let outcome: Outcome;
-      try {
-        outcome = await handle(request.target!, request, reply);
-        // The change stream: written to the connection by hand from here (respond.ts).
-        if (outcome.handOver !== undefined) {
-          await outcome.handOver({ request, reply });
-          return reply;
-        }
-      } catch (error) {
-        throw asApiError(app.store, error);
-      }
-      if (outcome.headers !== undefined) reply.headers(outcome.headers);
-      reply.code(outcome.status);
-      if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
-      return reply.send(outcome.body);
-    }),
+    handler,
   });
 }

@@ -7,6 +7,7 @@ import { handleRequest, type PipelineContext } from '../../pipeline/handle-reque
 import type { HttpInput } from '../../pipeline/parse-request.js';
 import type { Endpoint, RequestTarget } from '../../pipeline/request-target.js';
 import { endpointRoute, type EndpointBody } from './endpoint-route.js';
+import { handsToPipeline } from './route-factories.js';
 
 function lastEventId(request: FastifyRequest): string | undefined {
   const header = request.headers['last-event-id'];
@@ -41,6 +42,6 @@ export function pipelineRoutes(
   config: { admin?: true } = {},
   body: EndpointBody = {},
 ): void {
-  const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
+  const handle = handsToPipeline((target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request)));
   for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config, body);
 }
