@@ -1,7 +1,8 @@
 // The endpoints the pipeline answers (src/pipeline/handle-request.ts: parse, plan, execute,
-// respond): a resource's collection, items and restore, an entry's history, the change log
-// and the API tokens. The route hands the pipeline the parts of the HTTP request it reads,
-// and nothing more: no route does database work of its own.
+// respond): every endpoint under /{lang}/api/ but the served documents (the OpenAPI document,
+// the docs page). The route hands the pipeline the parts of the HTTP request it reads, and
+// nothing more: no route does database work of its own. Its handlers are marked
+// (handsToPipeline), which test/route-factories.test.ts reads.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { handleRequest, type PipelineContext } from '../../pipeline/handle-request.js';
 import type { HttpInput } from '../../pipeline/parse-request.js';
