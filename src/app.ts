@@ -7,6 +7,7 @@ import type { Config } from './config/config.js';
 import type { Migration } from './db/migrations/ddl.js';
 import type { PipelineContext } from './http/routes/endpoint-route.js';
 import { HeavyWorkGate } from './pipeline/heavy-work-gate.js';
+import { monitoringResources } from './pipeline/monitoring-query.js';
 import { ReadThroughStore } from './pipeline/read-through-store.js';
 import { isSafeRequestId } from './pipeline/request-id.js';
 import { DEFAULT_REGISTRY, type Registry } from './registry/registry.js';
@@ -26,6 +27,7 @@ import connectionDrainPlugin from './http/plugins/connection-drain.js';
 import connectionLimitPlugin from './http/plugins/connection-limit.js';
 import problemResponsesPlugin, { frameworkErrorHandler } from './http/plugins/problem-responses.js';
 import { answerClientError } from './http/client-errors.js';
+import { changeStreams } from './http/change-streams.js';
 import rateLimitPlugin from './http/plugins/rate-limit.js';
 import requestIdPlugin from './http/plugins/request-id.js';
 import requestLanguagePlugin from './http/plugins/request-language.js';
@@ -171,21 +173,24 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     readOnly: app.readOnly,
     heavyWork,
     tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
+    webhooks: { store: app.webhookStore, deliveries: app.webhookDeliveries, dispatcher: app.webhookDispatcher, guard: app.webhookGuard },
+    // Throws, stopping the start, when the registry lacks a resource the integrations read.
+    monitoring: monitoringResources(app.registry),
+    changeStreams: changeStreams(app, {
+      keepAliveMs: config.changesKeepAliveMs,
+      perToken: config.changeStreamsPerToken,
+      perAddress: config.changeStreamsPerAddress,
+      maxConnections: config.maxConnections,
+      bufferBytes: config.changeStreamBufferBytes,
+    }),
   };
   await app.register(configApiRoutes, { context });
-  await app.register(changeRoutes, {
-    context,
-    keepAliveMs: config.changesKeepAliveMs,
-    perToken: config.changeStreamsPerToken,
-    perAddress: config.changeStreamsPerAddress,
-    maxConnections: config.maxConnections,
-    bufferBytes: config.changeStreamBufferBytes,
-  });
-  await app.register(integrationRoutes, { heavyWork });
-  await app.register(configExportRoutes, { heavyWork });
+  await app.register(changeRoutes, { context });
+  await app.register(integrationRoutes, { context });
+  await app.register(configExportRoutes, { context });
   await app.register(applyRoutes, { context, bodyLimit: config.applyBodyLimit });
   await app.register(tokenRoutes, { context });
-  await app.register(webhookRoutes);
+  await app.register(webhookRoutes, { context });
   await app.register(openApiRoutes);
   await app.register(docsRoutes);
   await app.register(consoleRoutes);

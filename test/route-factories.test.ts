@@ -2,13 +2,22 @@
 // endpointRoute for every endpoint of the API, so that each is resolved, refused and mapped
 // (driver errors) the same way; probeRoute for the probes, and for them alone. The one
 // exception to endpointRoute is stated here: the three probes, outside the language prefix.
-// A route registered any other way stops the start, naming it.
+// A route registered any other way stops the start, naming it. And every endpoint of the API
+// (under /{lang}/api/) is answered by the pipeline (handleRequest: parse, plan, execute,
+// respond), save the documents stated below.
 // @backend-independent (runs once, not once per backend): what routes exist does not depend on the database.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { endpointRoute } from '../src/http/routes/endpoint-route.js';
 import { admittedRoutes } from '../src/http/routes/route-factories.js';
 import { build } from './support/app.js';
+
+/** The API's routes not answered by the pipeline, and why: the OpenAPI document and the
+ * docs page and its files are texts made once at start-up from the registry, which a request
+ * only picks (by language and format): no store to read, nothing to plan or execute. The
+ * console (/{lang}/console) is not under /api/ and is the same kind of static page. */
+const NOT_PIPELINE = ['/:lang/api/docs', '/:lang/api/docs/:asset', '/:lang/api/openApi', '/:lang/api/openApi.yaml'];
 
 /** The routes not made by endpointRoute: the probes, made by probeRoute. */
 const PROBES = ['/healthz', '/metrics', '/readyz'];
@@ -68,4 +77,30 @@ test('a route registered outside the factories stops the start, naming it', asyn
     child.route({ method: ['GET', 'POST'], url: '/:lang/api/webhooks', handler: async () => ({}) });
   });
   await assert.rejects(async () => app.ready(), /the route GET,POST \/:lang\/api\/webhooks is registered outside the route factories/);
+});
+
+/** The routes under /{lang}/api/ whose handler does not hand its requests to the pipeline. */
+function apiRoutesOutsidePipeline(app: FastifyInstance): string[] {
+  const outside = admittedRoutes(app).filter((route) => route.url.startsWith('/:lang/api/') && !route.pipeline);
+  return [...new Set(outside.map((route) => route.url))].sort();
+}
+
+test('every endpoint of the API goes through the pipeline, the served documents excepted', async (t) => {
+  const { app } = await build(t);
+  // Read from the app's own routes: the endpoints moved last are among those it checks.
+  const urls = new Set(admittedRoutes(app).map((route) => route.url));
+  for (const url of ['/:lang/api/webhooks/:id/ping', '/:lang/api/sd/prometheus', '/:lang/api/inventory/ansible', '/:lang/api/export', '/:lang/api/apply', '/:lang/api/changes/stream', '/:lang/api/config/:resource']) {
+    assert.ok(urls.has(url), `${url} is a route of the app`);
+  }
+  assert.deepEqual(apiRoutesOutsidePipeline(app), NOT_PIPELINE);
+});
+
+test('an API endpoint with a handler of its own is seen', async (t) => {
+  const { app } = await build(t);
+  // Made by the route factory, so the start lets it through, but not handed to handleRequest.
+  void app.register(async (child) => {
+    endpointRoute(child, app.registry, '/:lang/api/own-handler', 'docs', async () => ({ status: 200, body: '{}' }));
+  });
+  await app.ready();
+  assert.deepEqual(apiRoutesOutsidePipeline(app), [...NOT_PIPELINE, '/:lang/api/own-handler'].sort());
 });

@@ -3,18 +3,13 @@
 import { stringify } from 'yaml';
 import type { MessageLanguage } from '../messages/languages.js';
 import type { Registry } from '../registry/registry.js';
+import type { DocumentFormat } from '../pipeline/document-format.js';
 import { buildOpenApiDocument } from './build-openapi-document.js';
 
-export const DOCUMENT_FORMATS = ['json', 'yaml'] as const;
-
-export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
+// Stated in the pipeline, which reads the export's format with them.
+export { DOCUMENT_CONTENT_TYPES, DOCUMENT_FORMATS, type DocumentFormat } from '../pipeline/document-format.js';
 
 export type ServedDocuments = Readonly<Record<MessageLanguage, Readonly<Record<DocumentFormat, string>>>>;
-
-export const DOCUMENT_CONTENT_TYPES: Readonly<Record<DocumentFormat, string>> = {
-  json: 'application/json; charset=utf-8',
-  yaml: 'application/yaml; charset=utf-8',
-};
 
 function renditions(registry: Registry, version: string, language: MessageLanguage): Record<DocumentFormat, string> {
   const document = buildOpenApiDocument(registry, version, language);

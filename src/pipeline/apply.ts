@@ -60,11 +60,7 @@ const NOT_CREATED = MAX_ID;
 /** A refusal names at most this many places. */
 const PROBLEMS_SHOWN = 1000;
 
-export interface ApplyContext extends ExecutionContext {
-  readonly registry: Registry;
-}
-
-export async function applyDocument(context: ApplyContext, request: ApplyRequest): Promise<{ plan: ApplyPlan; etag: string }> {
+export async function applyDocument(context: ExecutionContext, request: ApplyRequest): Promise<{ plan: ApplyPlan; etag: string }> {
   const { sections, problems } = await readDocument(context.registry, request.document);
   if (problems.length > 0) throw refused(problems);
   const order = context.registry.dependencyOrder();

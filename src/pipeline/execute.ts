@@ -14,11 +14,20 @@ import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag, type ReadAnswer } f
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
+import { executeWebhookPlan, type WebhookContext, type WebhookResult } from './execute-webhooks.js';
+import { executeMonitoringPlan, type MonitoringResult } from './execute-monitoring.js';
+import { executeExportPlan, type ExportResult } from './execute-export.js';
+import { executeApplyPlan, type ApplyResult } from './execute-apply.js';
+import { executeChangeStreamPlan, type ChangeStreamResult, type ChangeStreams } from './execute-change-stream.js';
+import type { Registry } from '../registry/registry.js';
+import type { MonitoringResources } from './monitoring-query.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import type { ReadThroughStore } from './read-through-store.js';
 import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {
+  /** The resources served (the export and the apply read every one). */
+  readonly registry: Registry;
   readonly store: ResourceStore;
   /** The store behind the caches: what the requests read and write (read-through-store.ts). */
   readonly cached: ReadThroughStore;
@@ -28,6 +37,12 @@ export interface ExecutionContext {
   readonly heavyWork?: HeavyWorkGate;
   /** The token endpoints' index and key. */
   readonly tokens: TokenContext;
+  /** The webhooks' store, deliveries, dispatcher and address guard. */
+  readonly webhooks: WebhookContext;
+  /** The resources the monitoring integrations read (checked at start-up). */
+  readonly monitoring: MonitoringResources;
+  /** The service that holds the open change streams. */
+  readonly changeStreams: ChangeStreams;
 }
 
 /** What a plan's execution gave, with the plan: all the respond step needs. */
@@ -42,7 +57,12 @@ export type Result =
   | { readonly action: 'restore'; readonly plan: RestorePlan; readonly entry: Entry }
   | { readonly action: 'bulk'; readonly plan: BulkPlan; readonly entries: (Entry | undefined)[] }
   | TokenResult
-  | ChangeLogResult;
+  | ChangeLogResult
+  | WebhookResult
+  | MonitoringResult
+  | ExportResult
+  | ApplyResult
+  | ChangeStreamResult;
 
 /** How many referencing entries a 409 REFERENCED names at most. */
 const REFERENCES_NAMED = 20;
@@ -95,6 +115,24 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
     case 'changes':
     case 'history':
       return executeChangeLogPlan(context.store, plan);
+    case 'list-webhooks':
+    case 'read-webhook':
+    case 'webhook-deliveries':
+    case 'create-webhook':
+    case 'patch-webhook':
+    case 'delete-webhook':
+    case 'rotate-webhook-secret':
+    case 'ping-webhook':
+    case 'redeliver-webhook':
+      return executeWebhookPlan(context.webhooks, plan);
+    case 'monitoring-targets':
+      return executeMonitoringPlan(context, plan);
+    case 'export':
+      return executeExportPlan(context, plan);
+    case 'apply':
+      return executeApplyPlan(context, plan);
+    case 'change-stream':
+      return executeChangeStreamPlan(context.changeStreams, plan);
   }
 }
 

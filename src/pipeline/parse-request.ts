@@ -8,9 +8,14 @@ import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
-import { parseChangeQuery, parseHistoryQuery, type ChangeQuery } from './parse-change-query.js';
+import { parseChangeQuery, parseHistoryQuery, parseStreamQuery, type ChangeQuery } from './parse-change-query.js';
+import type { ChangeStreamPlan } from './execute-change-stream.js';
 import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
+import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
+import { MONITORING_ENDPOINTS, parseMonitoringRequest, type MonitoringRequest } from './parse-monitoring-request.js';
+import { parseExportRequest, type ExportRequest } from './parse-export-request.js';
+import { parseApplyRequest, type ApplyDocumentRequest } from './parse-apply-request.js';
 import type { Registry } from '../registry/registry.js';
 
 /** Entries one bulk request may carry (contract section 12). */
@@ -34,7 +39,15 @@ export type ApiRequest =
   | (Write & { readonly action: 'bulk-create' | 'bulk-patch'; readonly bodies: readonly unknown[] })
   | (Write & { readonly action: 'bulk-delete'; readonly ids: readonly number[] })
   | TokenRequest
-  | ChangeLogRequest;
+  | ChangeLogRequest
+  | WebhookRequest
+  | MonitoringRequest
+  | ExportRequest
+  | ApplyDocumentRequest
+  | ChangeStreamRequest;
+
+/** `/changes/stream`: where the stream starts and what it shows (its plan as parsed). */
+export type ChangeStreamRequest = ChangeStreamPlan;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
@@ -58,6 +71,10 @@ export interface HttpInput {
   readonly body: unknown;
   readonly ifMatch: string | undefined;
   readonly ifNoneMatch: string | undefined;
+  /** The Accept header, where an endpoint's format follows it (the export). */
+  readonly accept?: string | undefined;
+  /** The Last-Event-ID header a reconnecting EventSource sends (the change stream). */
+  readonly lastEventId?: string | undefined;
   /** Who sends it (the authorization hook has let it through). */
   readonly caller: Caller;
   /** The request's id, as its log line and its `x-request-id` header say. */
@@ -122,7 +139,15 @@ export function parseRequest(registry: Registry, target: RequestTarget, input: H
       return { action: 'changes', query: parseChangeQuery(registry, query) };
     case 'history':
       return { action: 'history', resource: target.resource!, id: target.id!, ...parseHistoryQuery(query) };
+    case 'configurationExport':
+      return parseExportRequest(input);
+    case 'apply':
+      return parseApplyRequest(registry, input, author);
+    case 'changeStream':
+      return { action: 'change-stream', ...parseStreamQuery(registry, query, input.lastEventId) };
     default:
+      if (WEBHOOK_ENDPOINTS.has(target.endpoint)) return parseWebhookRequest(target, input, author);
+      if (MONITORING_ENDPOINTS.has(target.endpoint)) return parseMonitoringRequest(registry, target, input);
       break;
   }
   const resource = target.resource!;

@@ -13,6 +13,11 @@ import { tokenValues } from './issue-token.js';
 import { LIMIT_DEFAULT } from './parse-list-query.js';
 import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
+import { planWebhookRequest, type WebhookPlan } from './plan-webhooks.js';
+import type { MonitoringRequest } from './parse-monitoring-request.js';
+import type { ExportRequest } from './parse-export-request.js';
+import type { ApplyDocumentRequest } from './parse-apply-request.js';
+import type { ChangeStreamPlan } from './execute-change-stream.js';
 import { validateBody, type LinkChange } from './validate-body.js';
 
 /** A reference the body sets, to be checked in the transaction. */
@@ -123,7 +128,18 @@ export type TokenPlan = Exclude<TokenRequest, { readonly action: 'issue-token' }
 /** The change log's reads are plans as parsed: a range of records and its filters. */
 export type ChangeLogPlan = ChangeLogRequest;
 
-export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan;
+/** A monitoring integration's answer is planned as parsed: the servers to read (live and
+ * monitored, the filters sent), the format (the endpoint), whether only headers are asked. */
+export type MonitoringPlan = MonitoringRequest;
+
+/** The export is planned as parsed: the whole configuration, in the format asked. */
+export type ExportPlan = ExportRequest;
+
+/** An apply is planned as parsed: which entries it creates, changes and deletes depends on
+ * what is stored, read in its transaction (apply.ts plans them there, per resource). */
+export type ApplyDocumentPlan = ApplyDocumentRequest;
+
+export type Plan = ListPlan | ReadPlan | WritePlan | DeletePlan | RestorePlan | BulkPlan | TokenPlan | ChangeLogPlan | WebhookPlan | MonitoringPlan | ExportPlan | ApplyDocumentPlan | ChangeStreamPlan;
 
 function referenceChecks(registry: Registry, resource: CompiledResource, values: Readonly<Record<string, unknown>>, linkChanges: readonly LinkChange[]): ReferenceCheck[] {
   const checks: ReferenceCheck[] = [];
@@ -234,6 +250,10 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
     case 'revoke-token':
     case 'changes':
     case 'history':
+    case 'monitoring-targets':
+    case 'export':
+    case 'apply':
+    case 'change-stream':
       return request;
     case 'issue-token':
       return { action: 'issue-token', lang: request.lang, values: tokenValues(request.body), author: request.author };
@@ -262,5 +282,15 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
       const entries = request.ids.map((id) => deletePlan(registry, request.resource, id, undefined, request.author, request.dryRun));
       return { action: 'bulk', operation: 'delete', resource: request.resource, entries, author: request.author, dryRun: request.dryRun };
     }
+    case 'list-webhooks':
+    case 'read-webhook':
+    case 'webhook-deliveries':
+    case 'create-webhook':
+    case 'patch-webhook':
+    case 'delete-webhook':
+    case 'rotate-webhook-secret':
+    case 'ping-webhook':
+    case 'redeliver-webhook':
+      return planWebhookRequest(request);
   }
 }

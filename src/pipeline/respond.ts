@@ -7,7 +7,10 @@ import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds, shownEntry } from './entity-tag.js';
 import type { Result } from './execute.js';
+import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-page.js';
+import { respondWebhook } from './respond-webhooks.js';
+import { respondExport, respondMonitoring } from './respond-streams.js';
 
 export interface Outcome {
   status: number;
@@ -15,9 +18,16 @@ export interface Outcome {
    * an answer written as it is read (contract section 17). */
   body?: string | Buffer | Readable;
   headers?: Record<string, string>;
-  /** The route wrote the answer itself, and goes on writing it (a stream): nothing to send. */
-  streaming?: true;
+  /** An answer that a status, headers and a body cannot say: the change stream, written to the
+   * connection by hand for as long as it lasts (execute-change-stream.ts). The route factory
+   * calls it with the request's connection instead of sending anything; it throws only before
+   * it writes a byte, and that error is answered as any endpoint's. */
+  handOver?: (connection: StreamConnection) => Promise<void>;
 }
+
+/** A request's connection as the HTTP layer holds it: the pipeline passes it on and never looks
+ * into it. The HTTP layer says what it is (declaration merging, src/http/change-streams.ts). */
+export interface StreamConnection {}
 
 const DRY_RUN = { 'dry-run': 'true' };
 
@@ -58,12 +68,34 @@ export function respond(result: Result): Outcome {
       const { limit, offset } = result.plan;
       return { status: 200, body: `{"items":[${records(result)}],"total":${result.total},"limit":${limit},"offset":${offset}}` };
     }
+    case 'list-webhooks':
+    case 'read-webhook':
+    case 'webhook-deliveries':
+    case 'create-webhook':
+    case 'patch-webhook':
+    case 'delete-webhook':
+    case 'rotate-webhook-secret':
+    case 'ping-webhook':
+    case 'redeliver-webhook':
+      return respondWebhook(result);
+    case 'monitoring-targets':
+      return respondMonitoring(result);
+    case 'export':
+      return respondExport(result);
+    case 'change-stream':
+      return { status: 200, handOver: result.open };
+    case 'apply':
+      // The configuration's tag after the apply: the If-Match of the next one.
+      return { status: 200, headers: { etag: result.etag, ...(result.plan.dryRun ? DRY_RUN : {}) }, body: JSON.stringify(result.applied) };
     default:
       return respondEntries(result);
   }
 }
 
-function respondEntries(result: Exclude<Result, { readonly action: 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' }>): Outcome {
+/** The results respond() answers itself, before the entries'. */
+type OwnResults = 'list-tokens' | 'read-token' | 'issue-token' | 'revoke-token' | 'changes' | 'history' | 'monitoring-targets' | 'export' | 'apply' | 'change-stream';
+
+function respondEntries(result: Exclude<Result, { readonly action: OwnResults | WebhookResult['action'] }>): Outcome {
   const { plan } = result;
   switch (result.action) {
     case 'list':

@@ -1,6 +1,6 @@
 // Webhooks (contract section 16) described in the registry's terms, as the API tokens are:
 // a webhook body is checked, stored, listed and documented by the same code as any entry's.
-// Not a resource of the registry: the webhook routes (src/http/routes/webhooks.ts) serve it,
+// Not a resource of the registry: the webhook endpoints (src/pipeline/execute-webhooks.ts) serve it,
 // for admins. The signing secret is no field; the extra headers' values are write-only:
 // the `headers` field stores and shows their names, and the webhook store seals the values
 // in a column of their own (webhook-store.ts).

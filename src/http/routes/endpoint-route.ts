@@ -19,7 +19,7 @@ import { planRequest } from '../../pipeline/plan.js';
 import { respond, type Outcome } from '../../pipeline/respond.js';
 import { ALLOWED_METHODS, resolveTarget, TAKES_BODY, type Endpoint, type RequestTarget } from '../../pipeline/request-target.js';
 import type { Registry } from '../../registry/registry.js';
-import { madeBy } from './route-factories.js';
+import { handsToPipeline, isHandedToPipeline, madeBy } from './route-factories.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,6 +54,24 @@ export function endpointRoute(
   body: EndpointBody = {},
 ): void {
   const mediaTypes = body.mediaTypes ?? JSON_ONLY;
+  const handler = madeBy('endpoint', async (request: FastifyRequest, reply: FastifyReply) => {
+    let outcome: Outcome;
+    try {
+      outcome = await handle(request.target!, request, reply);
+      // The change stream: written to the connection by hand from here (respond.ts).
+      if (outcome.handOver !== undefined) {
+        await outcome.handOver({ request, reply });
+        return reply;
+      }
+    } catch (error) {
+      throw asApiError(app.store, error);
+    }
+    if (outcome.headers !== undefined) reply.headers(outcome.headers);
+    reply.code(outcome.status);
+    if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
+    return reply.send(outcome.body);
+  });
+  if (isHandedToPipeline(handle)) handsToPipeline(handler);
   app.route({
     method: app.supportedMethods,
     url,
@@ -75,24 +93,17 @@ export function endpointRoute(
       if (request.method === 'OPTIONS') reply.code(204).header('allow', ALLOWED_METHODS[endpoint].join(', ')).send();
       else done();
     },
-    handler: madeBy('endpoint', async (request: FastifyRequest, reply: FastifyReply) => {
-      let outcome: Outcome;
-      try {
-        outcome = await handle(request.target!, request, reply);
-      } catch (error) {
-        throw asApiError(app.store, error);
-      }
-      if (outcome.streaming) return reply;
-      if (outcome.headers !== undefined) reply.headers(outcome.headers);
-      reply.code(outcome.status);
-      if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
-      return reply.send(outcome.body);
-    }),
+    handler,
   });
 }
 
 export interface PipelineContext extends ExecutionContext {
   readonly registry: Registry;
+}
+
+function lastEventId(request: FastifyRequest): string | undefined {
+  const header = request.headers['last-event-id'];
+  return typeof header === 'string' ? header : undefined;
 }
 
 /** The parts of the HTTP request the pipeline reads. */
@@ -107,6 +118,8 @@ function httpInput(request: FastifyRequest): HttpInput {
     body: request.body,
     ifMatch: request.headers['if-match'],
     ifNoneMatch: request.headers['if-none-match'],
+    accept: request.headers.accept,
+    lastEventId: lastEventId(request),
     // Set by the authorization hook on every request that reaches a route.
     caller: request.caller!,
     requestId: request.id,
@@ -121,8 +134,16 @@ export async function handleRequest(context: PipelineContext, target: RequestTar
   return respond(await execute(context, plan));
 }
 
-/** Registers the routes of endpoints the pipeline answers. */
-export function pipelineRoutes(app: FastifyInstance, context: PipelineContext, routes: readonly (readonly [url: string, endpoint: Endpoint])[], config: { admin?: true } = {}): void {
-  const handle = (target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request));
-  for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config);
+/** Registers the routes of endpoints the pipeline answers, each handler marked
+ * (handsToPipeline, which test/route-factories.test.ts reads); `body` for an endpoint that
+ * takes another body than JSON within the common limit (the apply). */
+export function pipelineRoutes(
+  app: FastifyInstance,
+  context: PipelineContext,
+  routes: readonly (readonly [url: string, endpoint: Endpoint])[],
+  config: { admin?: true } = {},
+  body: EndpointBody = {},
+): void {
+  const handle = handsToPipeline((target: RequestTarget, request: FastifyRequest) => handleRequest(context, target, httpInput(request)));
+  for (const [url, endpoint] of routes) endpointRoute(app, context.registry, url, endpoint, handle, config, body);
 }

@@ -17,6 +17,22 @@ export function madeBy<T extends RouteHandlerMethod>(factory: RouteFactory, hand
   return handler;
 }
 
+// The handlers that hand every request to the pipeline (handleRequest): marked by
+// pipelineRoutes, the one place that makes them, so that a test can tell an endpoint of the
+// API answered by the pipeline from one with a handler of its own.
+const TO_PIPELINE = new WeakSet<object>();
+
+/** Marks `handler` as one that hands its requests to the pipeline; returns it. */
+export function handsToPipeline<T extends object>(handler: T): T {
+  TO_PIPELINE.add(handler);
+  return handler;
+}
+
+/** Whether a handler hands its requests to the pipeline. */
+export function isHandedToPipeline(handler: unknown): boolean {
+  return typeof handler === 'object' || typeof handler === 'function' ? TO_PIPELINE.has(handler as object) : false;
+}
+
 /** The factory that made a route's handler, if one did. */
 export function routeFactoryOf(handler: unknown): RouteFactory | undefined {
   return typeof handler === 'function' ? MADE_BY.get(handler) : undefined;
@@ -27,6 +43,8 @@ export interface FactoryRoute {
   readonly url: string;
   readonly methods: readonly string[];
   readonly factory: RouteFactory;
+  /** Its requests go through the pipeline (handleRequest). */
+  readonly pipeline: boolean;
 }
 
 const ADMITTED = new WeakMap<FastifyInstance, FactoryRoute[]>();
@@ -45,7 +63,7 @@ export function refuseRoutesOutsideFactories(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const factory = routeFactoryOf(route.handler);
     if (factory !== undefined) {
-      admitted.push({ url: route.url, methods: Array.isArray(route.method) ? [...route.method] : [route.method], factory });
+      admitted.push({ url: route.url, methods: Array.isArray(route.method) ? [...route.method] : [route.method], factory, pipeline: isHandedToPipeline(route.handler) });
       return;
     }
     const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;

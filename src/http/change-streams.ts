@@ -1,26 +1,34 @@
-// `GET /{lang}/api/changes/stream` (contract section 13): the change log as Server-Sent
-// Events. A stream first sends what was committed after `since` (or `Last-Event-ID`), read
-// from the log page by page, then what the shared change feed reads as it is committed. It
-// subscribes to the feed before reading that backlog, and skips by id what it already sent:
-// nothing falls between the two, nothing is sent twice (docs/api.md, Change log).
+// The change streams (contract section 13): the change log as Server-Sent Events, each on a
+// connection the pipeline hands over (src/pipeline/execute-change-stream.ts: the route's
+// request was parsed and planned like any other). A stream first sends what was committed
+// after `since` (or `Last-Event-ID`), read from the log page by page, then what the shared
+// change feed reads as it is committed. It subscribes to the feed before reading that
+// backlog, and skips by id what it already sent: nothing falls between the two, nothing is
+// sent twice (docs/api.md, Change log).
 //
 // A stream lasts no longer than its token: it is ended when the token is revoked (here, or
 // on another instance, once the token list is read again) or expires. How many streams may be
-// open is limited (src/http/change-stream-limits.ts), and so is what they may hold unsent
-// together (src/http/change-stream-budget.ts).
+// open is limited (change-stream-limits.ts), and so is what they may hold unsent together
+// (change-stream-budget.ts).
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parseStreamQuery } from '../../pipeline/parse-change-query.js';
-import type { Outcome } from '../../pipeline/respond.js';
-import { ANONYMOUS } from '../../auth/caller.js';
-import type { KnownToken } from '../../auth/token-index.js';
-import { eventOf, type FeedRecord, type FeedSubscriber } from '../../store/change-feed.js';
-import { matches, type ChangeFilter, type ChangeLog } from '../../store/change-log.js';
-import { ChangeStreamBudget, type BufferedStream } from '../change-stream-budget.js';
-import { ChangeStreamLimits } from '../change-stream-limits.js';
-import { endpointRoute } from './endpoint-route.js';
-import { ThrottledReport } from '../../metrics/throttled-report.js';
+import { ANONYMOUS } from '../auth/caller.js';
+import type { KnownToken } from '../auth/token-index.js';
+import { ThrottledReport } from '../metrics/throttled-report.js';
+import type { ChangeStreamPlan, ChangeStreams } from '../pipeline/execute-change-stream.js';
+import { eventOf, type FeedRecord, type FeedSubscriber } from '../store/change-feed.js';
+import { matches, type ChangeFilter, type ChangeLog } from '../store/change-log.js';
+import { ChangeStreamBudget, type BufferedStream } from './change-stream-budget.js';
+import { ChangeStreamLimits } from './change-stream-limits.js';
+
+declare module '../pipeline/respond.js' {
+  /** What the route factory hands over: the request and its reply. */
+  interface StreamConnection {
+    readonly request: FastifyRequest;
+    readonly reply: FastifyReply;
+  }
+}
 
 // Records read per statement while catching up.
 const PAGE = 500;
@@ -162,8 +170,9 @@ export interface ChangeStreamSettings {
   readonly bufferBytes: number;
 }
 
-export default async function changeStreamRoute(app: FastifyInstance, settings: ChangeStreamSettings): Promise<void> {
-  const { store, registry, changeFeed: feed, tokenIndex } = app;
+/** The service of this app's change streams; on close, the open streams are ended cleanly. */
+export function changeStreams(app: FastifyInstance, settings: ChangeStreamSettings): ChangeStreams {
+  const { store, changeFeed: feed, tokenIndex } = app;
   const open = new Set<StreamClient>();
   const limits = new ChangeStreamLimits(settings);
 
@@ -197,9 +206,7 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
     }
   };
 
-  async function stream(request: FastifyRequest, reply: FastifyReply): Promise<Outcome> {
-    const lastEventId = request.headers['last-event-id'];
-    const { since, filter } = parseStreamQuery(registry, request.query as Record<string, unknown>, typeof lastEventId === 'string' ? lastEventId : undefined);
+  async function openStream({ since, filter }: ChangeStreamPlan, { request, reply }: { request: FastifyRequest; reply: FastifyReply }): Promise<void> {
     // The token the authentication hook accepted (remembered on the connection, no hashing).
     const header = request.headers.authorization;
     const token = header === undefined || request.caller === ANONYMOUS ? undefined : tokenIndex.identifyHeader(header, request.raw.socket);
@@ -226,7 +233,7 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
     if (request.raw.socket.destroyed) {
       forget();
       reply.hijack();
-      return { status: 200, streaming: true };
+      return;
     }
     // From here the answer is this stream, written by hand; a failure ends it, and the
     // client resumes from the last id it received.
@@ -251,7 +258,6 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
       request.log.warn({ err: error }, 'a change stream could not read the change log; it is closed and its client resumes');
       raw.destroy();
     });
-    return { status: 200, streaming: true };
   }
 
   const keepAlive = setInterval(() => {
@@ -271,5 +277,5 @@ export default async function changeStreamRoute(app: FastifyInstance, settings: 
     for (const client of open) client.raw.end();
   });
 
-  endpointRoute(app, registry, '/:lang/api/changes/stream', 'changeStream', (_target, request, reply) => stream(request, reply));
+  return { open: openStream };
 }
