@@ -124,7 +124,7 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     throw startupError(dialect, description, error);
   }
   const db = new Kysely<Database>({ dialect: opened.dialect });
-  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db, opened.runOnConnection, options.sqliteSynchronous) : undefined;
+  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db, opened.dialect, opened.runOnConnection!, options.sqliteSynchronous) : undefined;
   return {
     db,
     capabilities: dialect.capabilities,
