@@ -3,6 +3,7 @@
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
 import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
+import type { Database } from '../database-schema.js';
 
 export interface DatabaseCapabilities {
   /** INSERT … RETURNING gives the new row; otherwise the driver's insert id does. */
@@ -184,7 +185,7 @@ export interface DialectQueries {
    * (ChangeSignal), as a single autocommitted statement: one round trip instead of eight.
    * Resolves to how many it moved and the last id given (0 when none). Undefined elsewhere:
    * the sequencer runs the same steps statement by statement. */
-  readonly numberChanges?: (db: Kysely<any>, batch: number) => Promise<{ moved: number; lastId: number }>;
+  readonly numberChanges?: (db: Kysely<Database>, batch: number) => Promise<{ moved: number; lastId: number }>;
   /** The share of the count rows (resource_count_shards) that a write on this connection adds
    * to, from 0 to `shards` - 1: a number of the connection, so that writers side by side
    * rarely share a row lock. Undefined where writes run one at a time (SQLite): they add to
@@ -205,7 +206,7 @@ export interface DialectQueries {
   notIndexed(column: string): Expression<unknown>;
   /** Brings the query planner's statistics of `tables` up to date, from a sample (cheap at a
    * million rows): without them a planner may read a whole table where an index would do. */
-  refreshStatistics(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  refreshStatistics(db: Kysely<Database>, tables: readonly string[]): Promise<void>;
   /** The statement that shows how `query` would be run (its plan, one row per step). */
   explain(query: CompiledQuery): CompiledQuery;
   /** Whether a plan of `explain` reads every row of `table` (rather than through an index). */
