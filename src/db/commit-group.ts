@@ -7,10 +7,15 @@
 // fails, every write of the group fails with it and none is acknowledged.
 import { CompiledQuery, DefaultQueryExecutor, Transaction, type Dialect, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './database-schema.js';
-import { TransactionTails, type TransactionWork } from './transaction-tail.js';
+import type { TransactionTail } from './dialects/database-dialect.js';
+
+/** A work of the group, as the group sees it: its tail is the group's (TransactionTail). */
+export type GroupedWork<T> = (tx: Transaction<Database>, tail: TransactionTail | undefined) => Promise<T>;
 
 interface Pending {
-  work: TransactionWork<unknown>;
+  work: GroupedWork<unknown>;
+  /** Makes the transaction's tail, if this work is the first to need one. */
+  newTail: (() => TransactionTail) | undefined;
   durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -89,9 +94,9 @@ export class CommitGroup {
    * committed without waiting for an fsync (synchronous NORMAL: in WAL mode still atomic and
    * in order, a later durable commit makes it durable too), so that it does not hold the
    * event loop for a disk flush. A group with any durable write is committed as configured. */
-  run<T>(work: TransactionWork<T>, durable = true): Promise<T> {
+  run<T>(work: GroupedWork<T>, durable = true, newTail?: () => TransactionTail): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, durable, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, newTail, durable, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) {
         this.draining = true;
         // After the I/O callbacks of this event-loop turn: the writes they started join.
@@ -141,12 +146,13 @@ export class CommitGroup {
       run(BEGIN);
       try {
         const results: Result[] = [];
-        // Shared by the group's writes: written once, after the last of them (transaction-tail.ts).
-        const tails = new TransactionTails();
+        // Shared by the group's writes: written once, after the last of them (TransactionTail).
+        let tail: TransactionTail | undefined;
         for (const pending of group) {
+          if (pending.newTail !== undefined) tail ??= pending.newTail();
           run(SAVEPOINT);
           try {
-            results.push({ ok: true, value: await pending.work(this.tx, tails) });
+            results.push({ ok: true, value: await pending.work(this.tx, tail) });
           } catch (error) {
             run(ROLLBACK_TO);
             results.push({ ok: false, error });
@@ -156,7 +162,7 @@ export class CommitGroup {
         // A group none of whose writes stands (refusals, dry runs) is rolled back rather than
         // committed: a commit would still write the pages those writes touched and undid.
         if (results.some((result) => result.ok)) {
-          await tails.write(this.tx);
+          await tail?.write(this.tx);
           run(COMMIT);
         } else {
           run(ROLLBACK);

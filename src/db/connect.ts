@@ -2,16 +2,15 @@
 // rest of the code sees only Kysely, the dialect's capabilities and the handle's methods.
 import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
-import { CommitGroup } from './commit-group.js';
+import { CommitGroup, type GroupedWork } from './commit-group.js';
 import type { Database } from './database-schema.js';
-import { TransactionTails, type TransactionWork } from './transaction-tail.js';
-import type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault } from './dialects/database-dialect.js';
+import type { ChangeSignal, ConnectOptions, TransactionTail, TransactionWork, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault };
+export type { ChangeSignal, ConnectOptions, TransactionTail, TransactionWork, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 
@@ -25,10 +24,12 @@ export interface DatabaseHandle {
   /** A short, credential-free description for logs. */
   readonly description: string;
   /** Runs `work` in a transaction (grouped with others where the dialect says so): committed
-   * if it resolves, rolled back if it throws. Its tails are written after it, before the
-   * COMMIT (transaction-tail.ts). `durable: false` where losing the commit in a power cut is
-   * harmless (commit-group.ts); every commit is durable where the dialect does not group. */
-  transaction<T>(work: TransactionWork<T>, durable?: boolean): Promise<T>;
+   * if it resolves, rolled back if it throws. `durable: false` where losing the commit in a
+   * power cut is harmless (commit-group.ts); every commit is durable where the dialect does not
+   * group. `newTail`: makes the transaction's tail (TransactionTail), given to the work and
+   * written after it, before the COMMIT; every tail on a handle is of one kind, the store's. */
+  transaction<T>(work: (tx: Transaction<Database>) => Promise<T>, durable?: boolean): Promise<T>;
+  transaction<T, Tail extends TransactionTail>(work: TransactionWork<T, Tail>, durable: boolean | undefined, newTail: () => Tail): Promise<T>;
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure;
   /** The error to stop the start with: one sentence for the operator (a ConfigError) when
@@ -61,11 +62,11 @@ export interface DatabaseHandle {
   openReadSnapshot(): Promise<ReadSnapshot>;
 }
 
-/** A transaction of one work, with tails of its own. */
-async function alone<T>(tx: Transaction<Database>, work: TransactionWork<T>): Promise<T> {
-  const tails = new TransactionTails();
-  const result = await work(tx, tails);
-  await tails.write(tx);
+/** A transaction of one work, with its tail if it has one. */
+async function alone<T>(tx: Transaction<Database>, work: GroupedWork<T>, newTail: (() => TransactionTail) | undefined): Promise<T> {
+  const tail = newTail?.();
+  const result = await work(tx, tail);
+  await tail?.write(tx);
   return result;
 }
 
@@ -131,7 +132,8 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     ddl: dialect.ddl,
     queries: dialect.queries,
     description,
-    transaction: (work, durable) => (commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work)) : commitGroup.run(work, durable)),
+    transaction: <T>(work: GroupedWork<T>, durable?: boolean, newTail?: () => TransactionTail) =>
+      commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work, newTail)) : commitGroup.run(work, durable, newTail),
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
     startupError: (error) => startupError(dialect, description, error),
     ping: (timeoutMs) => pingNow(opened) ?? ping(db, timeoutMs),

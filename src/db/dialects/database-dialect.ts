@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 import type { Database } from '../database-schema.js';
 
@@ -120,6 +120,21 @@ export interface ReadSnapshot {
   /** Ends the transaction and gives the connection back (after a failure too); once. */
   close(): Promise<void>;
 }
+
+/** What the writes of one transaction leave to its end, written once, just before the COMMIT:
+ * the store's WriteTail (count rows, change records). One per transaction: in a commit group
+ * (SQLite) the group's writes share it, so that the group writes each count row and the change
+ * log once. A write adds to it only as the last step of its work, so that a write refused or
+ * rolled back to its savepoint has added nothing; if writing it fails, the whole transaction
+ * fails and no write of it is acknowledged. */
+export interface TransactionTail {
+  write(tx: Transaction<Database>): Promise<void>;
+}
+
+/** The work of one write: its transaction, and the transaction's tail (made by `newTail` of
+ * DatabaseHandle.transaction at the first work that gives one; undefined for works that give
+ * none and run alone). */
+export type TransactionWork<T, Tail extends TransactionTail = TransactionTail> = (tx: Transaction<Database>, tail: Tail) => Promise<T>;
 
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {
