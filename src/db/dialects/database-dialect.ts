@@ -1,7 +1,7 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
 import type { Database } from '../database-schema.js';
 
@@ -94,7 +94,7 @@ export interface ConnectOptions {
   /** How long one statement may run before it is abandoned. */
   queryTimeoutMs: number;
   /** Where work the database does in the background says what went wrong (SQLite's WAL
-   * checkpoints, wal-checkpointer.ts); unset, it says nothing (the CLIs). */
+   * checkpoints, sqlite-wal-checkpointer.ts); unset, it says nothing (the CLIs). */
   warn?: BackgroundWarning;
 }
 
@@ -136,6 +136,13 @@ export interface TransactionTail {
  * none and run alone). */
 export type TransactionWork<T, Tail extends TransactionTail = TransactionTail> = (tx: Transaction<Database>, tail: Tail) => Promise<T>;
 
+/** A work as a transaction runner sees it: its tail, if one was made (TransactionTail). */
+export type GroupedWork<T> = (tx: Transaction<Database>, tail: TransactionTail | undefined) => Promise<T>;
+
+/** Runs a work in a transaction: committed if it resolves, rolled back if it throws, its tail
+ * (made by `newTail`) written before the COMMIT (DatabaseHandle.transaction). */
+export type TransactionRunner = <T>(work: GroupedWork<T>, durable: boolean | undefined, newTail: (() => TransactionTail) | undefined) => Promise<T>;
+
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {
   readonly dialect: Dialect;
@@ -143,10 +150,9 @@ export interface OpenedDatabase {
   /** A value that changes whenever another connection commits, read synchronously where an
    * embedded database tells it without a round trip (SQLite's data_version). */
   readonly changeMarker?: () => unknown;
-  /** Runs a statement at once on the database's one connection, past Kysely's executor, where
-   * an embedded database runs it synchronously (SQLite): for the statements of a grouped write
-   * transaction, which holds that connection from BEGIN to COMMIT (CommitGroup). */
-  readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>;
+  /** The dialect's own way to run transactions on Kysely's handle `db`, where it has one
+   * (SQLite: commit groups, sqlite-commit-group.ts); elsewhere each runs alone in Kysely's. */
+  readonly transactions?: (db: Kysely<Database>) => TransactionRunner;
   /** Runs a read statement at once, synchronously, where an embedded database can (no
    * transaction holds its one connection): its first row's values in the order selected, or
    * null when it has none; undefined when it cannot now. */

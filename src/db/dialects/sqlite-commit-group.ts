@@ -6,11 +6,8 @@
 // all durable. Nothing is acknowledged before its COMMIT; if the COMMIT (or the transaction)
 // fails, every write of the group fails with it and none is acknowledged.
 import { CompiledQuery, DefaultQueryExecutor, Transaction, type Dialect, type Kysely, type QueryResult } from 'kysely';
-import type { Database } from './database-schema.js';
-import type { TransactionTail } from './dialects/database-dialect.js';
-
-/** A work of the group, as the group sees it: its tail is the group's (TransactionTail). */
-export type GroupedWork<T> = (tx: Transaction<Database>, tail: TransactionTail | undefined) => Promise<T>;
+import type { Database } from '../database-schema.js';
+import type { GroupedWork, TransactionTail } from './database-dialect.js';
 
 interface Pending {
   work: GroupedWork<unknown>;
@@ -23,8 +20,8 @@ interface Pending {
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** Runs a statement at once on the database's one connection (OpenedDatabase.runOnConnection). */
-type RunOnConnection = (query: CompiledQuery) => QueryResult<unknown>;
+/** Runs a statement at once on the database's one connection, past Kysely's queue. */
+export type RunOnConnection = (query: CompiledQuery) => QueryResult<unknown>;
 
 // Bounds the wait of the first write of a group behind the others.
 const GROUP_MAX = 256;
