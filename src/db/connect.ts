@@ -115,7 +115,8 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     ddl: dialect.ddl,
     queries: dialect.queries,
     description,
-    transaction: <T>(work: GroupedWork<T>, durable?: boolean, newTail?: () => TransactionTail) => runTransaction(work, durable, newTail),
+    // The runner itself, not a function around it: a write goes from the store to the runner.
+    transaction: runTransaction as DatabaseHandle['transaction'],
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
     startupError: (error) => startupError(dialect, description, error),
     ping: (timeoutMs) => pingNow(opened) ?? ping(db, timeoutMs),

@@ -148,7 +148,7 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
     // connection (sqlite-commit-group.ts).
     transactions: (db) => {
       const group = new CommitGroup(db, dialect, (query) => runStatement(prepare(query.sql), query.parameters), options.sqliteSynchronous);
-      return (work, durable, newTail) => group.run(work, durable, newTail);
+      return group.run.bind(group);
     },
     openReadSnapshot: () => (inMemory ? memorySnapshot(database) : fileSnapshot(path, SQLITE_BUSY_TIMEOUT_MS)),
     ...(writtenFile ? { dataFolder: dirname(path) } : {}),
