@@ -1,4 +1,4 @@
-// SQLite's WAL is checkpointed by a worker thread (src/db/wal-checkpointer.ts), not by the
+// SQLite's WAL is checkpointed by a worker thread (src/db/dialects/sqlite-wal-checkpointer.ts), not by the
 // connection that serves requests on the main thread. What is read here is SQLite's own
 // record of it, in the WAL index (the -shm file, https://www.sqlite.org/walformat.html): the
 // frames in the WAL (mxFrame) and how many of them have been copied into the database
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
-import { WalCheckpointer } from '../src/db/wal-checkpointer.js';
+import { WalCheckpointer } from '../src/db/dialects/sqlite-wal-checkpointer.js';
 import { BACKEND } from './support/test-database.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'config-api-wal-'));

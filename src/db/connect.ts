@@ -2,20 +2,22 @@
 // rest of the code sees only Kysely, the dialect's capabilities and the handle's methods.
 import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
-import { CommitGroup } from './commit-group.js';
 import type { Database } from './database-schema.js';
-import { TransactionTails, type TransactionWork } from './transaction-tail.js';
-import type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault } from './dialects/database-dialect.js';
+import type { ChangeSignal, ConnectOptions, GroupedWork, TransactionRunner, TransactionTail, TransactionWork, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ChangeSignal, ConnectOptions, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault };
+export type { ChangeSignal, ConnectOptions, TransactionTail, TransactionWork, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 
-export interface DatabaseHandle {
+/** What a dialect's open database offers beside Kysely (OpenedDatabase, where each is
+ * described): handed on as the dialect made it, undefined where it has none. */
+type DialectFacilities = Omit<OpenedDatabase, 'dialect' | 'transactions'>;
+
+export interface DatabaseHandle extends DialectFacilities {
   readonly db: Kysely<Database>;
   readonly capabilities: DatabaseCapabilities;
   /** DDL spelled the dialect's way, for migrations. */
@@ -25,10 +27,12 @@ export interface DatabaseHandle {
   /** A short, credential-free description for logs. */
   readonly description: string;
   /** Runs `work` in a transaction (grouped with others where the dialect says so): committed
-   * if it resolves, rolled back if it throws. Its tails are written after it, before the
-   * COMMIT (transaction-tail.ts). `durable: false` where losing the commit in a power cut is
-   * harmless (commit-group.ts); every commit is durable where the dialect does not group. */
-  transaction<T>(work: TransactionWork<T>, durable?: boolean): Promise<T>;
+   * if it resolves, rolled back if it throws. `durable: false` where losing the commit in a
+   * power cut is harmless (sqlite-commit-group.ts); every commit is durable where the dialect does not
+   * group. `newTail`: makes the transaction's tail (TransactionTail), given to the work and
+   * written after it, before the COMMIT; every tail on a handle is of one kind, the store's. */
+  transaction<T>(work: (tx: Transaction<Database>) => Promise<T>, durable?: boolean): Promise<T>;
+  transaction<T, Tail extends TransactionTail>(work: TransactionWork<T, Tail>, durable: boolean | undefined, newTail: () => Tail): Promise<T>;
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure;
   /** The error to stop the start with: one sentence for the operator (a ConfigError) when
@@ -37,35 +41,13 @@ export interface DatabaseHandle {
   startupError(error: unknown): unknown;
   /** Resolves once `select 1` has answered, rejects if it fails or takes over `timeoutMs`. */
   ping(timeoutMs: number): Promise<void>;
-  /** The connection pool's figures now; undefined for embedded SQLite, which has no pool. */
-  readonly poolStatistics: (() => PoolStatistics) | undefined;
-  /** A value that changes whenever another connection commits, read synchronously where an
-   * embedded database tells it without a round trip (SQLite's data_version); undefined where
-   * it cannot (PostgreSQL, MariaDB). */
-  readonly changeMarker: (() => unknown) | undefined;
-  /** Runs a read statement synchronously, past Kysely's connection queue, where the dialect
-   * can and no transaction is open: the first row's values in the order selected, null when
-   * there is none, or undefined (then run it through `db`). Reads of one row cost less than
-   * Kysely's queue and promises around them. Undefined where the database is a round trip
-   * away (PostgreSQL, MariaDB). */
-  readonly readRowNow: ((sql: string, parameters: readonly unknown[]) => unknown[] | null | undefined) | undefined;
-  /** The same for every row of a read (the walks of entry-walk.ts): each row's values. */
-  readonly readRowsNow: ((sql: string, parameters: readonly unknown[]) => unknown[][] | undefined) | undefined;
-  /** Where the database signals commits to other connections; undefined elsewhere (the
-   * change feed then polls). */
-  readonly changeSignal: ChangeSignal | undefined;
-  /** The folder of a database file this process writes (SQLite); undefined elsewhere. */
-  readonly dataFolder: string | undefined;
-  /** Begins a read-only transaction of its own that sees one state of the database until it
-   * is closed (the configuration export). */
-  openReadSnapshot(): Promise<ReadSnapshot>;
 }
 
-/** A transaction of one work, with tails of its own. */
-async function alone<T>(tx: Transaction<Database>, work: TransactionWork<T>): Promise<T> {
-  const tails = new TransactionTails();
-  const result = await work(tx, tails);
-  await tails.write(tx);
+/** A transaction of one work, with its tail if it has one. */
+async function alone<T>(tx: Transaction<Database>, work: GroupedWork<T>, newTail: (() => TransactionTail) | undefined): Promise<T> {
+  const tail = newTail?.();
+  const result = await work(tx, tail);
+  await tail?.write(tx);
   return result;
 }
 
@@ -124,23 +106,19 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     throw startupError(dialect, description, error);
   }
   const db = new Kysely<Database>({ dialect: opened.dialect });
-  const commitGroup = dialect.capabilities.groupCommit ? new CommitGroup(db, opened.runOnConnection, options.sqliteSynchronous, opened.finishWrites) : undefined;
+  const runTransaction: TransactionRunner = opened.transactions?.(db) ?? ((work, _durable, newTail) => db.transaction().execute((tx) => alone(tx, work, newTail)));
+  const { dialect: _kyselyDialect, transactions: _transactions, ...facilities } = opened;
   return {
+    ...facilities,
     db,
     capabilities: dialect.capabilities,
     ddl: dialect.ddl,
     queries: dialect.queries,
     description,
-    transaction: (work, durable) => (commitGroup === undefined ? db.transaction().execute((tx) => alone(tx, work)) : commitGroup.run(work, durable)),
+    // The runner itself, not a function around it: a write goes from the store to the runner.
+    transaction: runTransaction as DatabaseHandle['transaction'],
     failureOf: (error) => dialect.failureOf(error) ?? 'other',
     startupError: (error) => startupError(dialect, description, error),
     ping: (timeoutMs) => pingNow(opened) ?? ping(db, timeoutMs),
-    poolStatistics: opened.poolStatistics,
-    changeMarker: opened.changeMarker,
-    readRowNow: opened.readRowNow,
-    readRowsNow: opened.readRowsNow,
-    changeSignal: opened.changeSignal,
-    dataFolder: opened.dataFolder,
-    openReadSnapshot: () => opened.openReadSnapshot(),
   };
 }

@@ -32,7 +32,7 @@ export class ChangeSequencer {
     /** Told the last id given by each run that numbered records. */
     private readonly onNumbered: (lastId: number) => void,
     /** The dialect's run in one statement (DialectQueries.numberChanges), where it has one. */
-    private readonly inOneStatement?: (db: Kysely<any>, batch: number) => Promise<{ moved: number; lastId: number }>,
+    private readonly inOneStatement?: (db: Kysely<Database>, batch: number) => Promise<{ moved: number; lastId: number }>,
   ) {}
 
   /** Numbers every record committed before this call; resolves once they are. Calls made

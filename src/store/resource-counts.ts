@@ -3,7 +3,7 @@
 // instead of a count over a million rows. A resource added later gets its row at start-up:
 // its migration holds only its own DDL.
 import { sql, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
-import type { Database } from '../db/database-schema.js';
+import type { Database, EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { QueryTemplates, SlotMaker } from './query-templates.js';
@@ -142,7 +142,7 @@ async function ensureCountRows(handle: DatabaseHandle, resources: readonly Resou
     const deletion = resource.deletion;
     try {
       await handle.transaction(async (tx) => {
-        const db = tx as Kysely<any>;
+        const db = tx.withTables<EntryTables>();
         const total = await db.selectFrom(resource.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
         const live =
           deletion.mode === 'soft'

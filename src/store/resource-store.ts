@@ -2,8 +2,8 @@
 // and tables come from the registry, never from a request, and values are always bound.
 // Reads run on the database; writes run in a StoreTransaction (store-transaction.ts), and
 // their outcome tells whether the database can store writes (storage-health.ts).
-import type { RawBuilder } from 'kysely';
-import type { EntryDatabase, EntryTables } from '../db/database-schema.js';
+import type { RawBuilder, Transaction } from 'kysely';
+import type { Database, EntryDatabase, EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -57,6 +57,10 @@ export class ResourceStore {
   private readonly sequencer: ChangeSequencer | undefined;
   /** The count share a write adds to (resource-counts.ts), where counts are shared. */
   private readonly countShard: RawBuilder<number> | undefined;
+  /** Makes a transaction's tail, when a write of this store is the first of it to need one:
+   * every store on a handle writes its tail the same way, so the stores of one commit group
+   * share it. */
+  private readonly newTail = (): WriteTail => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify, this.countShard);
   /** Creates in one statement, where the dialect can (single-create.ts). */
   private readonly singleCreate: SingleCreate | undefined;
 
@@ -112,13 +116,13 @@ export class ResourceStore {
     this.disk?.refuseWriteIfFlooded();
     try {
       let receipt: ChangeReceipt | undefined;
-      const result = await this.handle.transaction(async (tx, tails) => {
-        const tail = tails.get(this, () => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify, this.countShard));
+      const write = async (tx: Transaction<Database>, tail: WriteTail): Promise<T> => {
         const storeTx = new StoreTransaction(tx, this.context, author, tail);
         const outcome = await work(storeTx);
         receipt = storeTx.finish();
         return outcome;
-      });
+      };
+      const result = await this.handle.transaction(write, undefined, this.newTail);
       this.health.succeeded();
       const lastChange = receipt?.lastChange;
       if (lastChange !== undefined) this.changesCommitted(lastChange);

@@ -1,8 +1,8 @@
 // The writes of one transaction, driven by the registry; its unique rules are enforced by
 // unique-rules.ts.
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
-import type { Database } from '../db/database-schema.js';
+import type { Database, EntryTables } from '../db/database-schema.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
@@ -17,7 +17,8 @@ import { rowBatches, slottedRows } from './row-batches.js';
 import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
 import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
 
-type AnyDb = Kysely<any>;
+/** The transaction with the registry's tables (named at run time: EntryTables). */
+type EntryTransaction = Transaction<Database & EntryTables>;
 
 export type ReferenceState = 'live' | 'deleted' | 'missing';
 
@@ -25,7 +26,7 @@ export type ReferenceState = 'live' | 'deleted' | 'missing';
 const ROWS_PER_STATEMENT = 500;
 
 export class StoreTransaction {
-  private readonly db: AnyDb;
+  private readonly db: EntryTransaction;
   /** Changes of resource_counts of every table changed, handed to the transaction's tail
    * when the work is done (a bulk write of a thousand entries, or a commit group of many
    * writes, then updates each count row once); each moves the table's change counter, the
@@ -51,7 +52,7 @@ export class StoreTransaction {
     /** Where the counts and change records go when the work is done, written before the commit. */
     private readonly tail: WriteTail,
   ) {
-    this.db = tx as AnyDb;
+    this.db = tx.withTables<EntryTables>();
     this.capabilities = context.handle.capabilities;
     this.failureOf = context.handle.failureOf;
     this.templates = context.templates;

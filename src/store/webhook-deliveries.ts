@@ -172,7 +172,7 @@ export class WebhookDeliveries {
     return this.dispatcherWork((tx) => this.claimIn(tx, owner, leaseMs, limit, inFlight, share));
   }
 
-  /** A claim's or a recording's transaction, timed into workMs. Not durable (commit-group.ts):
+  /** A claim's or a recording's transaction, timed into workMs. Not durable (sqlite-commit-group.ts):
    * a lease or a result lost in a power cut only makes the attempt again, with the same
    * webhook-id. */
   private dispatcherWork<T>(work: (tx: Transaction<Database>) => Promise<T>): Promise<T> {

@@ -1,12 +1,11 @@
-// What the writes of one transaction leave to its end (a TransactionTail): the changes of
-// resource_counts, and the change log's records in the order the writes made them. Written
-// once for the transaction: on SQLite, where a commit group holds many writes, one count
+// What the writes of one transaction leave to its end (its TransactionTail, the one kind there
+// is): the changes of resource_counts, and the change log's records in the order the writes
+// made them, of every store on the handle. Written once for the transaction: on SQLite, where a commit group holds many writes, one count
 // update per table and one change log insert serve the whole group, where each write would
 // otherwise run its own (what that saved: docs/performance.md, "Figures behind the code").
 import type { CompiledQuery, RawBuilder, Transaction } from 'kysely';
-import type { DatabaseCapabilities } from '../db/connect.js';
+import type { DatabaseCapabilities, TransactionTail } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
-import type { TransactionTail } from '../db/transaction-tail.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { writeChanges, writePendingChangeWithCountShare, writePendingChanges, type SerializedChange } from './change-log.js';
 import type { QueryTemplates } from './query-templates.js';

@@ -1,8 +1,9 @@
 // The one interface behind which each database's differences live (one module per dialect,
 // chosen once from DATABASE_URL by connect.ts). Nothing outside src/db/dialects asks which
 // database it runs on: it reads these capabilities, or calls what the dialect provides.
-import type { CompiledQuery, Dialect, Expression, Kysely, QueryResult, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { CompiledQuery, Dialect, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool, Transaction } from 'kysely';
 import type { Ddl } from '../migrations/ddl.js';
+import type { Database } from '../database-schema.js';
 
 export interface DatabaseCapabilities {
   /** INSERT … RETURNING gives the new row; otherwise the driver's insert id does. */
@@ -93,7 +94,7 @@ export interface ConnectOptions {
   /** How long one statement may run before it is abandoned. */
   queryTimeoutMs: number;
   /** Where work the database does in the background says what went wrong (SQLite's WAL
-   * checkpoints, wal-checkpointer.ts); unset, it says nothing (the CLIs). */
+   * checkpoints, sqlite-wal-checkpointer.ts); unset, it says nothing (the CLIs). */
   warn?: BackgroundWarning;
 }
 
@@ -120,6 +121,28 @@ export interface ReadSnapshot {
   close(): Promise<void>;
 }
 
+/** What the writes of one transaction leave to its end, written once, just before the COMMIT:
+ * the store's WriteTail (count rows, change records). One per transaction: in a commit group
+ * (SQLite) the group's writes share it, so that the group writes each count row and the change
+ * log once. A write adds to it only as the last step of its work, so that a write refused or
+ * rolled back to its savepoint has added nothing; if writing it fails, the whole transaction
+ * fails and no write of it is acknowledged. */
+export interface TransactionTail {
+  write(tx: Transaction<Database>): Promise<void>;
+}
+
+/** The work of one write: its transaction, and the transaction's tail (made by `newTail` of
+ * DatabaseHandle.transaction at the first work that gives one; undefined for works that give
+ * none and run alone). */
+export type TransactionWork<T, Tail extends TransactionTail = TransactionTail> = (tx: Transaction<Database>, tail: Tail) => Promise<T>;
+
+/** A work as a transaction runner sees it: its tail, if one was made (TransactionTail). */
+export type GroupedWork<T> = (tx: Transaction<Database>, tail: TransactionTail | undefined) => Promise<T>;
+
+/** Runs a work in a transaction: committed if it resolves, rolled back if it throws, its tail
+ * (made by `newTail`) written before the COMMIT (DatabaseHandle.transaction). */
+export type TransactionRunner = <T>(work: GroupedWork<T>, durable: boolean | undefined, newTail: (() => TransactionTail) | undefined) => Promise<T>;
+
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {
   readonly dialect: Dialect;
@@ -127,13 +150,9 @@ export interface OpenedDatabase {
   /** A value that changes whenever another connection commits, read synchronously where an
    * embedded database tells it without a round trip (SQLite's data_version). */
   readonly changeMarker?: () => unknown;
-  /** Runs a statement at once on the database's one connection, past Kysely's executor, where
-   * an embedded database runs it synchronously (SQLite): for the statements of a grouped write
-   * transaction, which holds that connection from BEGIN to COMMIT (CommitGroup). */
-  readonly runOnConnection?: (query: CompiledQuery) => QueryResult<unknown>;
-  /** Runs, in a write transaction of that connection, what must be written once per
-   * transaction just before its COMMIT (SQLite's search queues, sqlite-search-queue.ts). */
-  readonly finishWrites?: () => void;
+  /** The dialect's own way to run transactions on Kysely's handle `db`, where it has one
+   * (SQLite: commit groups, sqlite-commit-group.ts); elsewhere each runs alone in Kysely's. */
+  readonly transactions?: (db: Kysely<Database>) => TransactionRunner;
   /** Runs a read statement at once, synchronously, where an embedded database can (no
    * transaction holds its one connection): its first row's values in the order selected, or
    * null when it has none; undefined when it cannot now. */
@@ -187,7 +206,7 @@ export interface DialectQueries {
    * (ChangeSignal), as a single autocommitted statement: one round trip instead of eight.
    * Resolves to how many it moved and the last id given (0 when none). Undefined elsewhere:
    * the sequencer runs the same steps statement by statement. */
-  readonly numberChanges?: (db: Kysely<any>, batch: number) => Promise<{ moved: number; lastId: number }>;
+  readonly numberChanges?: (db: Kysely<Database>, batch: number) => Promise<{ moved: number; lastId: number }>;
   /** The share of the count rows (resource_count_shards) that a write on this connection adds
    * to, from 0 to `shards` - 1: a number of the connection, so that writers side by side
    * rarely share a row lock. Undefined where writes run one at a time (SQLite): they add to
@@ -208,7 +227,7 @@ export interface DialectQueries {
   notIndexed(column: string): Expression<unknown>;
   /** Brings the query planner's statistics of `tables` up to date, from a sample (cheap at a
    * million rows): without them a planner may read a whole table where an index would do. */
-  refreshStatistics(db: Kysely<any>, tables: readonly string[]): Promise<void>;
+  refreshStatistics(db: Kysely<Database>, tables: readonly string[]): Promise<void>;
   /** The statement that shows how `query` would be run (its plan, one row per step). */
   explain(query: CompiledQuery): CompiledQuery;
   /** Whether a plan of `explain` reads every row of `table` (rather than through an index). */

@@ -4,62 +4,17 @@
 import { closeSync, existsSync, mkdirSync, openSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import {
-  CompiledQuery,
-  SqliteAdapter,
-  SqliteDialect,
-  SqliteDriver,
-  sql,
-  type DatabaseConnection,
-  type Kysely,
-  type DialectAdapter,
-  type Driver,
-  type QueryResult,
-  type SqliteDialectConfig,
-  type SqliteStatement,
-  type SqlBool,
-} from 'kysely';
+import { CompiledQuery, sql, type Kysely, type SqliteDialectConfig, type SqlBool } from 'kysely';
 import { ConfigError } from '../../errors/config-error.js';
-import { makeRoom } from '../bounded-map.js';
-import { WalCheckpointer } from '../wal-checkpointer.js';
+import { CommitGroup } from './sqlite-commit-group.js';
+import { ImmediateSqliteDialect } from './sqlite-kysely-dialect.js';
+import { runStatement, statementCache } from './sqlite-statements.js';
+import { WalCheckpointer } from './sqlite-wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
 import { queueSearchWrites, searchQueueMover, writeSearchDirectly } from './sqlite-search-queue.js';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot.js';
 import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
-
-// A deferred BEGIN takes the write lock only at the first write: when another process (a
-// cluster worker) committed since this transaction read, SQLite fails it with BUSY_SNAPSHOT
-// at once instead of waiting. BEGIN IMMEDIATE takes the lock first and waits busy_timeout,
-// so transactions of every process on one file run one at a time, as they do within one.
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-// SQLite runs DDL in transactions, though Kysely's adapter says otherwise. Saying so makes
-// the migrator run in one BEGIN IMMEDIATE transaction, so that processes starting together
-// on one file migrate it one after the other instead of each creating the same tables.
-class TransactionalDdlSqliteAdapter extends SqliteAdapter {
-  override get supportsTransactionalDdl(): boolean {
-    return true;
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
-    super(settings);
-  }
-
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.settings);
-  }
-
-  override createAdapter(): DialectAdapter {
-    return new TransactionalDdlSqliteAdapter();
-  }
-}
 
 function sqlitePath(url: string): string {
   const rest = url.slice('sqlite:'.length);
@@ -133,31 +88,6 @@ function freeBytes(folder: string): number {
   }
 }
 
-// Kysely prepares every query anew; SQLite then parses and plans the same few statements
-// thousands of times a second. Statements are reusable (Kysely runs them to completion
-// before the next), so keep them, a bounded number, by their SQL text.
-const STATEMENTS_KEPT = 512;
-
-function statementCache(database: SqliteDatabase.Database, raw = false): (sql: string) => SqliteDatabase.Statement {
-  const statements = new Map<string, SqliteDatabase.Statement>();
-  return (sql) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = raw ? database.prepare(sql).raw(true) : database.prepare(sql);
-      makeRoom(statements, STATEMENTS_KEPT);
-      statements.set(sql, statement);
-    }
-    return statement;
-  };
-}
-
-/** What Kysely's own SQLite connection answers for a statement, without its promises. */
-function runStatement(statement: SqliteStatement, parameters: readonly unknown[]): QueryResult<unknown> {
-  if (statement.reader) return { rows: statement.all(parameters) };
-  const { changes, lastInsertRowid } = statement.run(parameters);
-  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-}
-
 function open(url: string, options: ConnectOptions): OpenedDatabase {
   const path = sqlitePath(url);
   const inMemory = path === ':memory:';
@@ -206,27 +136,32 @@ function open(url: string, options: ConnectOptions): OpenedDatabase {
   // docs/decisions.md, "GET by id is served from memory on SQLite"). Statements of their own:
   // raw mode is a statement's state, and the same SQL runs in object mode in write transactions.
   const prepareRaw = statementCache(database, true);
+  const dialect = new ImmediateSqliteDialect({
+    database: {
+      close: () => {
+        checkpointer?.stop();
+        database.close();
+      },
+      prepare,
+    } as SqliteDialectConfig['database'],
+  });
   return {
-    dialect: new ImmediateSqliteDialect({
-      database: {
-        close: () => {
-          checkpointer?.stop();
-          database.close();
-        },
-        prepare,
-      } as SqliteDialectConfig['database'],
-    }),
+    dialect,
     // On the raw handle, past Kysely's connection queue (a cache hit then needs no await): the
     // statement runs synchronously, so never in the middle of another one.
     changeMarker: () => dataVersion.get(),
-    runOnConnection: (query) => runStatement(prepare(query.sql), query.parameters),
-    finishWrites: moveSearchQueues,
-    // The same, for reads: Kysely holds the one connection for a whole transaction, across
+    // Reads the same way: Kysely holds the one connection for a whole transaction, across
     // awaits, so a read may run at once exactly when no transaction is open (it would see the
     // open one's uncommitted writes); it then sees what a queued read would have seen.
     readRowNow: (sql, parameters) => (database.inTransaction ? undefined : ((prepareRaw(sql).get(parameters) as unknown[] | undefined) ?? null)),
     // Batches of the monitoring answers' walks: arrays, not an object per row (entry-walk.ts).
     readRowsNow: (sql, parameters) => (database.inTransaction ? undefined : (prepareRaw(sql).all(parameters) as unknown[][])),
+    // Writes that arrive together share a transaction, whose statements go straight to the
+    // connection (sqlite-commit-group.ts).
+    transactions: (db) => {
+      const group = new CommitGroup(db, dialect, (query) => runStatement(prepare(query.sql), query.parameters), options.sqliteSynchronous, moveSearchQueues);
+      return group.run.bind(group);
+    },
     openReadSnapshot: () => (inMemory ? memorySnapshot(database) : fileSnapshot(path, SQLITE_BUSY_TIMEOUT_MS)),
     ...(writtenFile ? { dataFolder: dirname(path) } : {}),
   };

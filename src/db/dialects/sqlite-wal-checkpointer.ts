@@ -19,7 +19,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
-import type { BackgroundWarning } from './dialects/database-dialect.js';
+import type { BackgroundWarning } from './database-dialect.js';
 
 /** How often the worker checkpoints. A checkpoint with nothing to copy costs a few system
  * calls. */

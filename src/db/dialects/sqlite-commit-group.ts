@@ -1,0 +1,183 @@
+// Group commit for a database that runs one write transaction at a time (SQLite). Each COMMIT
+// waits for an fsync of the log, which, one write per transaction, caps durable writes at the
+// disk's fsync rate (docs/decisions.md, "Writes are committed in groups on SQLite"). Writes that arrive together share one
+// transaction instead: each runs in a savepoint of its own, so that a refused write undoes
+// only itself, and every write of the group is answered after the one COMMIT has made them
+// all durable. Nothing is acknowledged before its COMMIT; if the COMMIT (or the transaction)
+// fails, every write of the group fails with it and none is acknowledged.
+import { CompiledQuery, DefaultQueryExecutor, Transaction, type Dialect, type Kysely, type QueryResult } from 'kysely';
+import type { Database } from '../database-schema.js';
+import type { GroupedWork, TransactionTail } from './database-dialect.js';
+
+interface Pending {
+  work: GroupedWork<unknown>;
+  /** Makes the transaction's tail, if this work is the first to need one. */
+  newTail: (() => TransactionTail) | undefined;
+  durable: boolean;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Runs a statement at once on the database's one connection, past Kysely's queue. */
+export type RunOnConnection = (query: CompiledQuery) => QueryResult<unknown>;
+
+// Bounds the wait of the first write of a group behind the others.
+const GROUP_MAX = 256;
+
+const BEGIN = CompiledQuery.raw('begin immediate');
+const COMMIT = CompiledQuery.raw('commit');
+const ROLLBACK = CompiledQuery.raw('rollback');
+const SAVEPOINT = CompiledQuery.raw('savepoint write_in_group');
+const RELEASE = CompiledQuery.raw('release savepoint write_in_group');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint write_in_group');
+// SQLite takes the level only outside a transaction: it is set before BEGIN and put back after.
+const NOT_SYNCED = CompiledQuery.raw('pragma synchronous = NORMAL');
+
+/**
+ * The executor of the group's own transaction: it sends every statement the group's writes
+ * run (the store's compiled templates, built queries) straight to the connection, which the
+ * group holds from BEGIN to COMMIT. Kysely's default executor wraps each statement in several
+ * promises and objects, which take as long as SQLite takes to run most of a write's statements
+ * (docs/decisions.md, "Writes are committed in groups on SQLite"). Statements are awaited one
+ * after the other, so none runs in the middle of another.
+ */
+class OnConnectionExecutor extends DefaultQueryExecutor {
+  constructor(
+    dialect: Dialect,
+    private readonly runOnConnection: RunOnConnection,
+  ) {
+    super(dialect.createQueryCompiler(), dialect.createAdapter(), {
+      // What Kysely's own machinery asks for (streams, a copy with plugins): the same connection.
+      provideConnection: (consume) => consume({ executeQuery: async (query) => runOnConnection(query) as QueryResult<never>, streamQuery: () => { throw new Error('a grouped write does not stream'); } }),
+    });
+  }
+
+  override executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    try {
+      return Promise.resolve(this.runOnConnection(query) as QueryResult<R>);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}
+
+export class CommitGroup {
+  private readonly queue: Pending[] = [];
+  private draining = false;
+
+  /** The group's transaction, as its writes see it: Kysely's query builders over the one
+   * connection, their statements run at once (OnConnectionExecutor). */
+  private readonly tx: Transaction<Database>;
+
+  constructor(
+    /** Kysely's handle: the group holds its one connection while the transaction is open, so
+     * that no query queued on it runs in the middle (and sees uncommitted writes). */
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+    /** Where the dialect runs a statement on its one connection at once (SQLite). */
+    private readonly runOnConnection: RunOnConnection,
+    /** The synchronous level a durable commit needs (SQLITE_SYNCHRONOUS). */
+    private readonly synchronous: 'FULL' | 'NORMAL' = 'NORMAL',
+    /** What is written once per transaction, just before its COMMIT (the search queues,
+     * sqlite-search-queue.ts). */
+    private readonly finishWrites: () => void = () => undefined,
+  ) {
+    // Kysely's own constructor, given the parts of a transaction: its driver is never used
+    // (a Transaction refuses connection() and destroy()).
+    this.tx = new Transaction<Database>({ config: { dialect }, dialect, driver: dialect.createDriver(), executor: new OnConnectionExecutor(dialect, runOnConnection) });
+  }
+
+  /** `durable: false`: work whose loss in a power cut is harmless (it is redone, as the
+   * webhook dispatcher's leases and attempt results are). A group made of such work only is
+   * committed without waiting for an fsync (synchronous NORMAL: in WAL mode still atomic and
+   * in order, a later durable commit makes it durable too), so that it does not hold the
+   * event loop for a disk flush. A group with any durable write is committed as configured. */
+  run<T>(work: GroupedWork<T>, durable = true, newTail?: () => TransactionTail): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, newTail, durable, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) {
+        this.draining = true;
+        // After the I/O callbacks of this event-loop turn: the writes they started join.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) await this.commit(this.queue.splice(0, GROUP_MAX));
+    this.draining = false;
+  }
+
+  private async commit(group: Pending[]): Promise<void> {
+    let results: Result[];
+    try {
+      results = await this.runGroup(group);
+    } catch (error) {
+      for (const pending of group) pending.reject(error);
+      return;
+    }
+    group.forEach((pending, index) => {
+      const result = results[index]!;
+      if (result.ok) pending.resolve(result.value);
+      else pending.reject(result.error);
+    });
+  }
+
+  /** Resolves once the group is committed, with each write's own outcome; rejects if the
+   * transaction as a whole failed. */
+  private async runGroup(group: Pending[]): Promise<Result[]> {
+    const relaxed = this.synchronous === 'FULL' && group.every((pending) => !pending.durable);
+    if (!relaxed) return this.runGroupSynced(group);
+    this.runOnConnection(NOT_SYNCED);
+    try {
+      return await this.runGroupSynced(group);
+    } finally {
+      // The groups run one after the other (drain): the next one starts at the level set here.
+      this.runOnConnection(CompiledQuery.raw(`pragma synchronous = ${this.synchronous}`));
+    }
+  }
+
+  private runGroupSynced(group: Pending[]): Promise<Result[]> {
+    // Holding Kysely's connection keeps its queue waiting; the statements go past it.
+    return this.db.connection().execute(async () => {
+      const run = this.runOnConnection;
+      run(BEGIN);
+      try {
+        const results: Result[] = [];
+        // Shared by the group's writes: written once, after the last of them (TransactionTail).
+        let tail: TransactionTail | undefined;
+        for (const pending of group) {
+          if (pending.newTail !== undefined) tail ??= pending.newTail();
+          run(SAVEPOINT);
+          try {
+            results.push({ ok: true, value: await pending.work(this.tx, tail) });
+          } catch (error) {
+            run(ROLLBACK_TO);
+            results.push({ ok: false, error });
+          }
+          run(RELEASE);
+        }
+        // A group none of whose writes stands (refusals, dry runs) is rolled back rather than
+        // committed: a commit would still write the pages those writes touched and undid.
+        if (results.some((result) => result.ok)) {
+          await tail?.write(this.tx);
+          this.finishWrites();
+          run(COMMIT);
+        } else {
+          run(ROLLBACK);
+        }
+        return results;
+      } catch (error) {
+        // A failed COMMIT may leave the transaction open (a full disk) or have ended it.
+        try {
+          run(ROLLBACK);
+        } catch {
+          // There was none left to roll back.
+        }
+        throw error;
+      }
+    });
+  }
+}
