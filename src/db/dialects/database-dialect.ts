@@ -23,10 +23,6 @@ export interface DatabaseCapabilities {
    * read an entry before either writes it. SQLite has neither the syntax nor the need: its
    * one connection runs transactions one at a time. */
   readonly rowLocks: boolean;
-  /** Write transactions run one at a time, each COMMIT waiting for an fsync: writes that
-   * arrive together then share one transaction (CommitGroup). PostgreSQL and MariaDB run
-   * transactions side by side and group commits themselves. */
-  readonly groupCommit: boolean;
   /** A statement refused by a constraint aborts the whole transaction (PostgreSQL); SQLite and
    * MariaDB undo the statement alone and the transaction goes on. Where it goes on, writes rely
    * on the unique indexes to find conflicts rather than looking first. */

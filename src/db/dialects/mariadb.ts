@@ -188,7 +188,7 @@ end`;
   };
 }
 
-const capabilities: DatabaseCapabilities = { returning: false, insertReturning: true, updateReturning: false, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true, runsOnEventLoop: false };
+const capabilities: DatabaseCapabilities = { returning: false, insertReturning: true, updateReturning: false, rowLocks: true, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: true, numbersChangesAfterCommit: true, runsOnEventLoop: false };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) =>
     withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())))

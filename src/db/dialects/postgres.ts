@@ -123,7 +123,7 @@ const UNAVAILABLE_MESSAGE = /timeout exceeded when trying to connect|Connection 
 
 const failureOf = serverFailureOf(FAILURES, UNAVAILABLE_MESSAGE);
 
-const capabilities: DatabaseCapabilities = { returning: true, insertReturning: true, updateReturning: true, rowLocks: true, groupCommit: false, failedStatementEndsTransaction: true, insertSkipsConflicts: true, modifyingWith: true, nullsSortFirst: false, foreignKeysIndexed: false, numbersChangesAfterCommit: true, runsOnEventLoop: false };
+const capabilities: DatabaseCapabilities = { returning: true, insertReturning: true, updateReturning: true, rowLocks: true, failedStatementEndsTransaction: true, insertSkipsConflicts: true, modifyingWith: true, nullsSortFirst: false, foreignKeysIndexed: false, numbersChangesAfterCommit: true, runsOnEventLoop: false };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'serial', (c) => c.primaryKey())));
 

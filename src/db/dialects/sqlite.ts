@@ -217,7 +217,7 @@ async function createSearchTable(db: Kysely<any>, table: string, name: string, c
   await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
 }
 
-const capabilities: DatabaseCapabilities = { returning: true, insertReturning: true, updateReturning: false, rowLocks: false, groupCommit: true, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: false, numbersChangesAfterCommit: false, runsOnEventLoop: true };
+const capabilities: DatabaseCapabilities = { returning: true, insertReturning: true, updateReturning: false, rowLocks: false, failedStatementEndsTransaction: false, insertSkipsConflicts: false, modifyingWith: false, nullsSortFirst: true, foreignKeysIndexed: false, numbersChangesAfterCommit: false, runsOnEventLoop: true };
 
 const createEntryTable: Ddl['createEntryTable'] = (db, name, columns) => withTimestamps(columns(db.schema.createTable(name).addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())));
 
