@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { cpuMilliseconds } from './service-process.js';
+import { SEARCH_QUEUE_MOVE } from './sqlite-floor-database.js';
 
 const ROWS_PER_INSERT = 100;
 
@@ -66,8 +67,7 @@ export async function bareInsertFloor(url: string, servers: readonly FloorServer
         // SQLite's search index, where its writes wait in a queue (migration 0014): moved into the
         // index before the COMMIT, as the service's transactions do.
         if (url.startsWith('sqlite:') && (await sql`select 1 from sqlite_master where name = 'servers_search_queue'`.execute(connection)).rows.length > 0) {
-          await sql.raw('insert into servers_search(servers_search, rowid, ip, hostname) select command, row_id, ip, hostname from servers_search_queue order by seq').execute(connection);
-          await sql.raw('delete from servers_search_queue').execute(connection);
+          for (const text of SEARCH_QUEUE_MOVE) await sql.raw(text).execute(connection);
         }
         await sql.raw('commit').execute(connection);
       } catch (error) {

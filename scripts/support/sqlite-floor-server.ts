@@ -11,16 +11,12 @@
 // `node sqlite-floor-server.ts DATABASE_FILE node|fastify`; prints `listening PORT` once it
 // accepts connections. A floor that writes gets a copy of the file (bench.ts).
 import { createServer, type Server } from 'node:http';
-import SqliteDatabase from 'better-sqlite3';
+import type SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
+import { groupedWrites, INSERT_SERVER, openFloorDatabase } from './sqlite-floor-database.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const database = new SqliteDatabase(process.argv[2]!);
-database.pragma('journal_mode = WAL');
-database.pragma('synchronous = FULL');
-database.pragma('busy_timeout = 5000');
-// As the service sets it (src/db/dialects/sqlite.ts): the floor pays no more than it does.
-database.pragma('temp_store = memory');
+const database = openFloorDatabase(process.argv[2]!);
 const framework = process.argv[3] ?? 'node';
 const serverRow = database.prepare(
   `select id, ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, id_client, id_environment,
@@ -30,10 +26,7 @@ const serverRow = database.prepare(
 const tagRow = database.prepare('select id, name, color, background, created_at, updated_at from tags where id = ?');
 const tagPage = database.prepare('select id, name, color, background, created_at, updated_at from tags order by id limit 100');
 const insertTag = database.prepare('insert into tags (name, color, background, created_at, updated_at) values (?, ?, ?, ?, ?) returning *');
-const insertServer = database.prepare(
-  `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
-   values (?, ?, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?) returning *`,
-);
+const insertServer = database.prepare(INSERT_SERVER);
 
 /** The row's JSON text, or undefined when there is none. */
 function read(statement: SqliteDatabase.Statement, id: number): string | undefined {
@@ -41,38 +34,8 @@ function read(statement: SqliteDatabase.Statement, id: number): string | undefin
   return row === undefined ? undefined : JSON.stringify(row);
 }
 
-// The servers' search index, where its writes wait in a queue (migration 0014): moved into the
-// index once per transaction, as the service's commit group does.
-const searchQueued = database.prepare(`select 1 from sqlite_master where name = 'servers_search_queue'`).get() !== undefined;
-const moveSearchQueue = searchQueued
-  ? [
-      database.prepare('insert into servers_search(servers_search, rowid, ip, hostname) select command, row_id, ip, hostname from servers_search_queue order by seq'),
-      database.prepare('delete from servers_search_queue'),
-    ]
-  : [];
-
 /** Writes queued in one turn, committed together. */
-let queued: { run: () => unknown; done: (row: unknown) => void; fail: (error: unknown) => void }[] = [];
-function write(run: () => unknown): Promise<unknown> {
-  return new Promise((done, fail) => {
-    if (queued.length === 0) setImmediate(commit);
-    queued.push({ run, done, fail });
-  });
-}
-function commit(): void {
-  const group = queued;
-  queued = [];
-  const rows: unknown[] = [];
-  try {
-    database.transaction(() => {
-      group.forEach((item) => rows.push(item.run()));
-      for (const statement of moveSearchQueue) statement.run();
-    })();
-    group.forEach((item, i) => item.done(rows[i]));
-  } catch (error) {
-    group.forEach((item) => item.fail(error));
-  }
-}
+const write = groupedWrites(database);
 
 async function nodeServer(): Promise<Server> {
   const server = createServer((request, response) => {

@@ -9,22 +9,16 @@
 // Usage: webhook-floor-server.ts DATABASE_FILE [RECEIVER_URLS]; prints `listening PORT`.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
+import { groupedWrites, INSERT_SERVER, openFloorDatabase } from './sqlite-floor-database.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-const database = new SqliteDatabase(process.argv[2]!);
-database.pragma('journal_mode = WAL');
-database.pragma('synchronous = FULL');
-database.pragma('busy_timeout = 5000');
+const database = openFloorDatabase(process.argv[2]!);
 const receivers = (process.argv[3] ?? '').split(',').filter(Boolean);
 const signer = new Webhook(randomBytes(24).toString('base64'));
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-const insertServer = database.prepare(
-  `insert into servers (ip, port, hostname, ssl, ssh, is_proxy, is_vip, is_monitored, is_deleted, live, created_at, updated_at)
-   values (?, ?, ?, 0, 0, 0, 0, 1, 0, 1, ?, ?) returning *`,
-);
+const insertServer = database.prepare(INSERT_SERVER);
 let sent = 0;
 
 function deliver(row: unknown): void {
@@ -39,26 +33,10 @@ function deliver(row: unknown): void {
   }
 }
 
-let queued: { run: () => unknown; done: (row: unknown) => void; fail: (error: unknown) => void }[] = [];
-function write(run: () => unknown): Promise<unknown> {
-  return new Promise((done, fail) => {
-    if (queued.length === 0) setImmediate(commit);
-    queued.push({ run, done, fail });
-  });
-}
-function commit(): void {
-  const group = queued;
-  queued = [];
-  const rows: unknown[] = [];
-  try {
-    database.transaction(() => group.forEach((item) => rows.push(item.run())))();
-  } catch (error) {
-    group.forEach((item) => item.fail(error));
-    return;
-  }
-  group.forEach((item, i) => item.done(rows[i]));
+// The search queue moved before each COMMIT as the service does; the deliveries after it.
+const write = groupedWrites(database, (rows) => {
   if (receivers.length > 0) setImmediate(() => rows.forEach(deliver));
-}
+});
 
 const app = Fastify({ logger: false });
 app.post<{ Body: Record<string, string | number> }>('/:lang/api/config/servers', async (request, reply) => {
