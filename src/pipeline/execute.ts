@@ -11,6 +11,7 @@ import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import { UniqueConflict } from '../store/unique-rules.js';
 import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
+import { isWebhookAction } from './parse-webhook-request.js';
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
 import { executeTokenPlan, type TokenContext, type TokenResult } from './execute-tokens.js';
@@ -77,6 +78,7 @@ function now(): string {
 
 export async function execute(context: ExecutionContext, plan: Plan): Promise<Result> {
   const { cached } = context;
+  if (isWebhookAction(plan)) return executeWebhookPlan(context.webhooks, plan);
   switch (plan.action) {
     case 'list': {
       // The version is read before the page, so a tag never claims a newer state than its body.
@@ -115,16 +117,6 @@ export async function execute(context: ExecutionContext, plan: Plan): Promise<Re
     case 'changes':
     case 'history':
       return executeChangeLogPlan(context.store, plan);
-    case 'list-webhooks':
-    case 'read-webhook':
-    case 'webhook-deliveries':
-    case 'create-webhook':
-    case 'patch-webhook':
-    case 'delete-webhook':
-    case 'rotate-webhook-secret':
-    case 'ping-webhook':
-    case 'redeliver-webhook':
-      return executeWebhookPlan(context.webhooks, plan);
     case 'monitoring-targets':
       return executeMonitoringPlan(context, plan);
     case 'export':

@@ -25,6 +25,25 @@ export type WebhookRequest =
   | { readonly action: 'ping-webhook'; readonly id: number }
   | { readonly action: 'redeliver-webhook'; readonly id: number; readonly deliveryId: number; readonly dryRun: boolean };
 
+/** The actions of the webhook endpoints, stated once: each step of the pipeline hands them to
+ * the webhooks' own module together (isWebhookAction). */
+const WEBHOOK_ACTIONS: ReadonlySet<string> = new Set([
+  'list-webhooks',
+  'read-webhook',
+  'webhook-deliveries',
+  'create-webhook',
+  'patch-webhook',
+  'delete-webhook',
+  'rotate-webhook-secret',
+  'ping-webhook',
+  'redeliver-webhook',
+] satisfies readonly WebhookRequest['action'][]);
+
+/** Whether a request, plan or result of the pipeline is a webhook endpoint's. */
+export function isWebhookAction<T extends { readonly action: string }>(value: T): value is Extract<T, { readonly action: WebhookRequest['action'] }> {
+  return WEBHOOK_ACTIONS.has(value.action);
+}
+
 /** The endpoints this parses. */
 export const WEBHOOK_ENDPOINTS: ReadonlySet<string> = new Set(['webhooks', 'webhook', 'webhookRotate', 'webhookPing', 'webhookDeliveries', 'webhookRedeliver']);
 

@@ -10,6 +10,7 @@ import type { LinkTable } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import { listTotal, type ListQuery, type ListTotal } from '../store/list-query.js';
 import { tokenValues } from './issue-token.js';
+import { isWebhookAction } from './parse-webhook-request.js';
 import { LIMIT_DEFAULT } from './parse-list-query.js';
 import type { ApiRequest, ChangeLogRequest, TokenRequest } from './parse-request.js';
 import { parseId } from './request-target.js';
@@ -239,6 +240,7 @@ function bulkEntryId(item: unknown, index: number, seen: Map<number, number>): n
 }
 
 export function planRequest(registry: Registry, request: ApiRequest): Plan {
+  if (isWebhookAction(request)) return planWebhookRequest(request);
   switch (request.action) {
     case 'list':
       // Named field by field, not spread: a spread of requests of many shapes takes V8's slow
@@ -282,15 +284,5 @@ export function planRequest(registry: Registry, request: ApiRequest): Plan {
       const entries = request.ids.map((id) => deletePlan(registry, request.resource, id, undefined, request.author, request.dryRun));
       return { action: 'bulk', operation: 'delete', resource: request.resource, entries, author: request.author, dryRun: request.dryRun };
     }
-    case 'list-webhooks':
-    case 'read-webhook':
-    case 'webhook-deliveries':
-    case 'create-webhook':
-    case 'patch-webhook':
-    case 'delete-webhook':
-    case 'rotate-webhook-secret':
-    case 'ping-webhook':
-    case 'redeliver-webhook':
-      return planWebhookRequest(request);
   }
 }

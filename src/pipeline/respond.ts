@@ -6,6 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
 import { ifNoneMatchHolds, shownEntry } from './entity-tag.js';
+import { isWebhookAction } from './parse-webhook-request.js';
 import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-page.js';
@@ -42,6 +43,7 @@ function records(result: { readonly records: readonly { readonly json: string }[
 }
 
 export function respond(result: Result): Outcome {
+  if (isWebhookAction(result)) return respondWebhook(result);
   switch (result.action) {
     case 'list-tokens':
       return { status: 200, body: listBody(result.plan.list, result.page) };
@@ -68,16 +70,6 @@ export function respond(result: Result): Outcome {
       const { limit, offset } = result.plan;
       return { status: 200, body: `{"items":[${records(result)}],"total":${result.total},"limit":${limit},"offset":${offset}}` };
     }
-    case 'list-webhooks':
-    case 'read-webhook':
-    case 'webhook-deliveries':
-    case 'create-webhook':
-    case 'patch-webhook':
-    case 'delete-webhook':
-    case 'rotate-webhook-secret':
-    case 'ping-webhook':
-    case 'redeliver-webhook':
-      return respondWebhook(result);
     case 'monitoring-targets':
       return respondMonitoring(result);
     case 'export':
