@@ -5,7 +5,7 @@
 // write wrote out its own few terms as a new index segment, which later had to be merged. The
 // table's triggers now append the rows' old and new values to a plain queue table, and the
 // queue is moved into the index with one statement just before the COMMIT (the commit group's
-// `finishWrites`), in the order it was written: one segment per transaction. A refused write's
+// `finishWrites`, sqlite-commit-group.ts), in the order it was written: one segment per transaction. A refused write's
 // savepoint rolls back its queue rows with everything else; a failed COMMIT, the move with them.
 import type Database from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
