@@ -63,7 +63,9 @@ interface SizeContext {
  * (the keys of a section's `targets`). `peers` gives a peer's own request for the same thing. */
 interface Scenario<C> {
   readonly name: string;
-  readonly on?: 'uncached';
+  /** Another service than the bench's main one: without the list cache, or a fresh one at
+   * LOG_LEVEL=info for the logging A/B (its warn twin is fresh too). */
+  readonly on?: 'uncached' | 'logged';
   readonly when?: (context: C) => boolean;
   readonly request: (context: C) => RequestTemplate;
   readonly against: readonly string[];
@@ -78,7 +80,9 @@ const newTag = `{"name":"posted-{{n}}","color":"#ffffff","background":"#337ab7"}
 const SERVER_SCENARIOS: readonly Scenario<SizeContext>[] = [
   { name: 'GET by id', request: (c) => ({ method: 'GET', path: `${SERVERS}/${random(1, c.rows)}` }), against: ['node:http', 'node:http + SQLite read', 'Fastify + SQLite read'] },
   // At info a line per request goes to the log file; at warn none: what request logging costs.
-  { name: 'GET by id, log at info', request: (c) => ({ method: 'GET', path: `${SERVERS}/${random(1, c.rows)}` }), against: ['LOG_LEVEL=warn'] },
+  // Both sides are services started for this scenario alone, so that the level is the only
+  // difference (the main service has served the scenarios before: a larger heap, a warmer cache).
+  { name: 'GET by id, log at info', on: 'logged', request: (c) => ({ method: 'GET', path: `${SERVERS}/${random(1, c.rows)}` }), against: ['LOG_LEVEL=warn'] },
   {
     name: 'GET by id, cached',
     when: (c) => c.database.file !== undefined && c.rows > DEFAULT_ENTRY_CACHE_SIZE,
@@ -195,8 +199,13 @@ async function benchSize(rows: number, results: Figure[], notes: string[]): Prom
     let baseline: { name: string; service: ServiceProcess } | undefined;
     let acknowledged = 0;
     const before = await database.countServers();
+    let logged: ServiceProcess | undefined;
     for (const scenario of selected(SERVER_SCENARIOS, context)) {
-      const on = scenario.on === 'uncached' ? uncached : service;
+      if (scenario.on === 'logged') {
+        logged ??= await startBenchService(dataDir, { DATABASE_URL: database.url, LOG_LEVEL: 'info' }, { log: 'info.log' });
+        started.push(logged);
+      }
+      const on = scenario.on === 'uncached' ? uncached : scenario.on === 'logged' ? logged! : service;
       const request = scenario.request(context);
       const others: (Target & { close?: () => Promise<void> })[] = [];
       for (const name of scenario.against) {
@@ -225,6 +234,7 @@ async function benchSize(rows: number, results: Figure[], notes: string[]): Prom
     }
     if (baseline !== undefined) notes.push(`${rows} servers: baseline = ${baseline.name}, on a copy of the same seed in its own schema`);
     await quiet?.stop();
+    await logged?.stop();
     await baseline?.service.stop();
     const singles = context.list.filter((s) => s.name !== 'list 304 poll');
     notes.push(...(await singleRequestMedians(uncached.url, rows, singles)));
