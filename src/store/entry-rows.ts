@@ -1,7 +1,8 @@
 // Entries to rows and back, driven by the registry: columns come from the field definitions,
 // values pass through each field type's column form, and secrets are sealed on the way in.
 // A field kept in a link table is selected as one aggregate of its ids, so that an entry is
-// still read in one statement.
+// still read in one statement. And what of an entry a write stores: the values that differ
+// from its row (changedValues).
 import { sql, type AliasedRawBuilder } from 'kysely';
 import type { DialectQueries } from '../db/connect.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
@@ -72,4 +73,37 @@ export function encodeValues(resource: ResourceDefinition, values: Record<string
     row[field.column] = field.writeOnly ? secrets.seal(String(value), secretContext(resource, field.column)) : field.type.toColumn(value);
   }
   return row;
+}
+
+/** Whether a stored value and a sent one are the same (a set of ids: the same ids in order). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => item === b[index]);
+  return a === b;
+}
+
+/** What a write stores of `candidate` (the entry as it will be): every field, but a kept
+ * secret is not rewritten and server-managed fields are set only when the entry is created;
+ * undefined for an update that would change no field (a write that changes nothing writes
+ * nothing). `sent`: the values the request sets. */
+export async function changedValues(
+  resource: CompiledResource,
+  action: 'create' | 'update',
+  sent: Readonly<Record<string, unknown>>,
+  candidate: Record<string, unknown>,
+  existing: Entry | undefined,
+  /** A stored secret in plain, which only the transaction can open: a secret sent again is compared with it. */
+  storedSecret: (name: string) => Promise<string | undefined>,
+): Promise<Record<string, unknown> | undefined> {
+  const values: Record<string, unknown> = {};
+  let changes = existing === undefined;
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (field.writeOnly && !(name in sent)) continue;
+    if (field.readOnly && action !== 'create') continue;
+    if (!(name in candidate)) continue;
+    values[name] = candidate[name];
+    if (changes || existing === undefined) continue;
+    const stored = field.writeOnly ? await storedSecret(name) : existing[name];
+    if (!sameValue(stored, candidate[name])) changes = true;
+  }
+  return changes ? values : undefined;
 }
