@@ -5,6 +5,7 @@ import { aboutEntry, ApiError, apiError } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import { rolledBackIf } from '../store/dry-run.js';
+import { createEntries } from '../store/bulk-create.js';
 import { deleteEntry, restoreEntry } from '../store/entry-removal.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
@@ -137,7 +138,8 @@ export async function changing<T>(
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
-  return rolledBackIf(plan.dryRun, (run) => context.cached.transaction(changes, run, plan.author), work);
+  const run = (inTransaction: typeof work) => context.cached.transaction(changes, inTransaction, plan.author);
+  return plan.dryRun ? rolledBackIf(true, run, work) : run(work);
 }
 
 /** A create or an update: the store checks and writes it in one step, from the plan. */
@@ -179,8 +181,7 @@ async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | unde
   return entries;
 }
 
-/** A bulk create: the store checks every entry in turn, then stores them all
- * (StoreTransaction.createEntries). */
+/** A bulk create: the store checks every entry in turn, then stores them all (bulk-create.ts). */
 export function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
-  return tx.createEntries(plans);
+  return createEntries(tx, plans);
 }

@@ -9,8 +9,7 @@ import { message } from '../messages/messages.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
-import { decodeEntry, type Entry, type Row } from './entry-rows.js';
-import { markLinkOwner } from './link-rows.js';
+import { decodeEntry, markLinkOwner, type Entry, type Row } from './entry-rows.js';
 import type { Precondition, StoreTransaction } from './store-transaction.js';
 import { UniqueConflict } from './unique-rules.js';
 

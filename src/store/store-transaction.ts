@@ -6,18 +6,17 @@
 import type { Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database, EntryTables } from '../db/database-schema.js';
-import { aboutEntry, ApiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
+import { entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { changedValues, decodeEntry, encodeValues, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
+import { changedValues, decodeEntry, encodeValues, secretContext, writeLinks, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
-import { writeLinks, writeNewLinks } from './link-rows.js';
+
 import { readChanges } from './resource-counts.js';
-import { rowBatches, slottedRows } from './row-batches.js';
 import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
-import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
+import { UniqueConflict, UniqueRules } from './unique-rules.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
@@ -73,7 +72,8 @@ export class StoreTransaction {
   readonly unique: UniqueRules;
 
   // Copied from the store's context once: the write path reads them at every statement. Read
-  // by the delete and restore steps too (entry-removal.ts), which run their own statements.
+  // by the delete and restore steps (entry-removal.ts) and the bulk create (bulk-create.ts)
+  // too, which run their own statements.
   readonly capabilities: DatabaseCapabilities;
   readonly failureOf: (error: unknown) => DatabaseFailure;
   readonly templates: QueryTemplates;
@@ -116,29 +116,6 @@ export class StoreTransaction {
     return entry;
   }
 
-  /** Creates of one resource (a bulk create): every entry checked in turn, then all stored by
-   * a few statements (insertMany); the first refusal names its entry by `index`. Two entries
-   * that clash were refused by the plan already. */
-  async createEntries(steps: readonly WriteStep[]): Promise<Entry[]> {
-    const valuesList: Record<string, unknown>[] = [];
-    for (const [index, step] of steps.entries()) {
-      try {
-        valuesList.push((await this.checkedValues(step, undefined))!);
-      } catch (error) {
-        throw error instanceof ApiError ? aboutEntry(error, index) : error;
-      }
-    }
-    let entries: Entry[];
-    try {
-      entries = await this.insertMany(steps[0]!.resource, valuesList, new Date().toISOString());
-    } catch (error) {
-      if (!(error instanceof UniqueConflict)) throw error;
-      throw error.index === undefined ? error.problem() : aboutEntry(error.problem(), error.index);
-    }
-    entries.forEach((entry, index) => this.recordWrite(steps[index]!, undefined, entry, valuesList[index]!));
-    return entries;
-  }
-
   /** The entry `id`, locked for the rest of the transaction, once `precondition` holds for it; 404 if there is none. */
   async lockExisting(resource: CompiledResource, id: number, precondition: Precondition | undefined): Promise<Entry> {
     const existing = await this.lockForWrite(resource, id);
@@ -149,7 +126,7 @@ export class StoreTransaction {
 
   /** The values a write stores, once the resource's rule and the references allow them;
    * undefined for an update that changes no field. */
-  private async checkedValues(step: WriteStep, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
+  async checkedValues(step: WriteStep, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
     const { resource } = step;
     const candidate: Record<string, unknown> = { ...existing, ...step.values };
     for (const change of step.linkChanges) {
@@ -174,7 +151,8 @@ export class StoreTransaction {
     return problems;
   }
 
-  private recordWrite(step: WriteStep, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
+  /** Records a create or an update as the change it is. */
+  recordWrite(step: WriteStep, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
     const { resource } = step;
     this.recordChange({ action: step.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged: secretsChangedBy(resource, values) });
   }
@@ -218,50 +196,6 @@ export class StoreTransaction {
     await writeLinks(this.db, this.templates, resource, entry, values, undefined);
     this.countChange(resource, 1, 1);
     return entry;
-  }
-
-  /** Stores new entries, in order, a batch of rows per statement (see row-batches.ts): a bulk
-   * create. Throws UniqueConflict naming the position of the first entry whose values are
-   * taken. Where the stored rows cannot come back by RETURNING, entry by entry. */
-  async insertMany(resource: CompiledResource, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
-    const rows = valuesList.map((values) => this.newRow(resource, values, now));
-    const columns = Object.keys(rows[0] ?? {});
-    const signature = columns.join();
-    const sameColumns = rows.every((row) => Object.keys(row).join() === signature);
-    if (!this.capabilities.returning || !sameColumns) {
-      const entries: Entry[] = [];
-      for (const [index, values] of valuesList.entries()) entries.push(await this.insert(resource, values, now).catch((error) => rethrowAt(error, index)));
-      return entries;
-    }
-    if (this.capabilities.failedStatementEndsTransaction) await this.unique.refuseMany(resource, valuesList);
-    const entries: Entry[] = [];
-    for (const batch of rowBatches(rows)) {
-      const query = this.templates.get(`insert ${resource.table} ${signature} x${batch.length}`, (slot) =>
-        this.db
-          .insertInto(resource.table)
-          .values(slottedRows(batch.length, columns, slot))
-          .returning(resource.storedColumns),
-      );
-      let stored: Row[];
-      try {
-        stored = (await query.execute(this.db, batch.flatMap((row) => Object.values(row)))).rows as Row[];
-      } catch (error) {
-        // The statement undid itself (where a refused statement leaves the transaction usable):
-        // name the first entry of the batch whose values are taken.
-        if (!this.capabilities.failedStatementEndsTransaction && this.failureOf(error) === 'unique') {
-          for (let index = entries.length; index < entries.length + batch.length; index++) {
-            await this.unique.refuse(resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
-          }
-        }
-        throw error;
-      }
-      // Ids are given in the order of the rows; RETURNING does not promise that order.
-      stored.sort((a, b) => Number(a.id) - Number(b.id));
-      for (const row of stored) entries.push(decodeEntry(resource, row));
-    }
-    await writeNewLinks(this.db, this.templates, resource, entries, valuesList);
-    this.countChange(resource, entries.length, entries.length);
-    return entries;
   }
 
   /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
@@ -332,7 +266,7 @@ export class StoreTransaction {
   }
 
   /** The row of a new entry: its values' columns, `columns`, the timestamps, and live. */
-  private newRow(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
+  newRow(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
     const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     return row;
