@@ -9,8 +9,8 @@ import { createEntries } from '../store/bulk-create.js';
 import { deleteEntry, restoreEntry } from '../store/entry-removal.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { newEntryValues, secretsChangedBy, type Precondition, type StoreTransaction } from '../store/store-transaction.js';
-import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
+import { newEntryValues, secretsChangedBy, type StoreTransaction } from '../store/store-transaction.js';
+import { ifMatchPrecondition, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
 import { isWebhookAction } from './parse-webhook-request.js';
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
@@ -63,14 +63,6 @@ export type Result =
   | ExportResult
   | ApplyResult
   | ChangeStreamResult;
-
-/** If-Match (contract section 8), checked by the store against the entry as locked. */
-function ifMatch(header: string | undefined): Precondition | undefined {
-  if (header === undefined) return undefined;
-  return (current) => {
-    if (!ifMatchHolds(header, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
-  };
-}
 
 function now(): string {
   return new Date().toISOString();
@@ -144,7 +136,7 @@ export async function changing<T>(
 
 /** A create or an update: the store checks and writes it in one step, from the plan. */
 export function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
-  return tx.writeEntry(plan, ifMatch(plan.ifMatch));
+  return tx.writeEntry(plan, ifMatchPrecondition(plan.ifMatch));
 }
 
 /** A create as one statement, where the store can (ReadThroughStore.createAlone): one with no
@@ -158,11 +150,11 @@ async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<
 
 /** A delete: the store checks and does it in one step, from the plan (entry-removal.ts). */
 export function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
-  return deleteEntry(tx, plan, ifMatch(plan.ifMatch));
+  return deleteEntry(tx, plan, ifMatchPrecondition(plan.ifMatch));
 }
 
 function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> {
-  return restoreEntry(tx, plan, ifMatch(plan.ifMatch));
+  return restoreEntry(tx, plan, ifMatchPrecondition(plan.ifMatch));
 }
 
 /** Every entry in turn, in one transaction: the first refusal refuses the request, naming
