@@ -2,7 +2,9 @@
 // unique-rules.ts. A create or an update is handed over as one step (writeEntry), the plan's
 // plain data, and checked here, in the transaction, from that data: the entry locked, the
 // request's precondition, the resource's rule, the references, uniqueness, whether anything
-// changes; then written, with its change record. The pipeline asks nothing in between.
+// changes; then written, with its change record. The pipeline asks nothing in between. The
+// other steps, which run their own statements on this transaction's parts: a delete and a
+// restore (entry-removal.ts), a bulk create (bulk-create.ts).
 import type { Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database, EntryTables } from '../db/database-schema.js';
@@ -13,7 +15,6 @@ import { changedValues, decodeEntry, encodeValues, secretContext, writeLinks, ty
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
-
 import { readChanges } from './resource-counts.js';
 import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
 import { UniqueConflict, UniqueRules } from './unique-rules.js';
@@ -60,6 +61,7 @@ export type Precondition = (current: Entry) => void;
 
 
 export class StoreTransaction {
+  /** The transaction, with the registry's tables (the other steps' statements run on it too). */
   readonly db: EntryTransaction;
   /** Changes of resource_counts of every table changed, handed to the transaction's tail
    * when the work is done (a bulk write of a thousand entries, or a commit group of many
