@@ -116,7 +116,7 @@ const catalog = {
     en: 'Too many requests; try again in {seconds} s.',
     fr: 'Trop de requêtes ; réessayez dans {seconds} s.',
   },
-  // Load and disk safeguards (heavy-work-gate.ts, disk-watch.ts).
+  // Load and disk safeguards (heavy-work-gate.ts, storage-health.ts).
   'heavy.busy': {
     en: 'The service is busy with large queries; try again in {seconds} s, or ask for a smaller page.',
     fr: 'Le service est occupé par de grosses requêtes ; réessayez dans {seconds} s, ou demandez une page plus petite.',

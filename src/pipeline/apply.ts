@@ -20,11 +20,11 @@ import type { FieldDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
+import { sameValue } from '../store/entry-rows.js';
 import { readDocument, type DocumentEntry, type DocumentSection } from './apply-document.js';
 import { ifMatchHolds } from './entity-tag.js';
 import { changing, createAll, remove, write, type ExecutionContext } from './execute.js';
 import { deletePlan, writePlan, type WritePlan } from './plan.js';
-import { sameValue } from './stored-values.js';
 
 export interface ApplyRequest {
   readonly document: unknown;

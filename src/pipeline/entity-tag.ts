@@ -5,9 +5,11 @@
 // JSON text, cut to 128 bits: a native digest of a few hundred characters costs less than any
 // hash written in JavaScript.
 import * as crypto from 'node:crypto';
+import { apiError } from '../errors/api-error.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ListQuery } from '../store/list-query.js';
+import type { Precondition } from '../store/store-transaction.js';
 
 // The one-shot digest (Node 20.12 and later) makes no Hash object, which is cheaper
 // (docs/performance.md, "Figures behind the code").
@@ -91,6 +93,16 @@ function listedTags(header: string): string[] {
 /** If-Match uses the strong comparison: a weak tag never matches (RFC 9110, 13.1.1). */
 export function ifMatchHolds(header: string, current: string): boolean {
   return listedTags(header).some((tag) => tag === '*' || tag === current);
+}
+
+/** If-Match on a write (contract section 8), as the store checks it against the entry it has
+ * locked (StoreTransaction.lockExisting): 412 when no tag listed is the entry's. Undefined
+ * when the request sent none. */
+export function ifMatchPrecondition(header: string | undefined): Precondition | undefined {
+  if (header === undefined) return undefined;
+  return (current) => {
+    if (!ifMatchHolds(header, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
+  };
 }
 
 /** If-None-Match uses the weak comparison: W/ is ignored (RFC 9110, 13.1.2). */

@@ -10,8 +10,8 @@ import type { ListPage } from '../store/resource-store.js';
 import { UniqueConflict } from '../store/unique-rules.js';
 import type { Delivery, WebhookDeliveries } from '../store/webhook-deliveries.js';
 import { WEBHOOKS } from '../store/webhook-definition.js';
-import type { Precondition, WebhookStore } from '../store/webhook-store.js';
-import { entityTag, ifMatchHolds } from './entity-tag.js';
+import type { WebhookStore } from '../store/webhook-store.js';
+import { ifMatchPrecondition } from './entity-tag.js';
 import type { WebhookPlan } from './plan-webhooks.js';
 
 /** What the webhook endpoints need: their store, the deliveries, the dispatcher that makes
@@ -42,14 +42,6 @@ export type WebhookResult =
   | { readonly action: 'redeliver-webhook'; readonly plan: PlanOf<'redeliver-webhook'>; readonly delivery: Delivery };
 
 const notFound = (id: number) => entryNotFound(WEBHOOKS.name, id);
-
-/** If-Match on PATCH and DELETE (contract section 8): checked against the entry as locked. */
-function precondition(header: string | undefined): Precondition | undefined {
-  if (header === undefined) return undefined;
-  return (current) => {
-    if (!ifMatchHolds(header, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
-  };
-}
 
 /** 400 when the URL's host resolves to an address webhooks may not reach. */
 async function refuseUnsafeUrl(guard: AddressGuard, url: string): Promise<void> {
@@ -107,11 +99,11 @@ async function run(context: WebhookContext, plan: WebhookPlan): Promise<WebhookR
       return { action: plan.action, plan, delivery };
     }
     case 'delete-webhook':
-      if (!(await store.remove(plan.id, plan.author, precondition(plan.ifMatch), plan.dryRun))) throw notFound(plan.id);
+      if (!(await store.remove(plan.id, plan.author, ifMatchPrecondition(plan.ifMatch), plan.dryRun))) throw notFound(plan.id);
       return { action: plan.action, plan };
     case 'patch-webhook': {
       if (plan.values.url !== undefined) await refuseUnsafeUrl(context.guard, plan.values.url as string);
-      const entry = await store.update(plan.id, plan.values, plan.author, precondition(plan.ifMatch), plan.dryRun);
+      const entry = await store.update(plan.id, plan.values, plan.author, ifMatchPrecondition(plan.ifMatch), plan.dryRun);
       if (entry === undefined) throw notFound(plan.id);
       if (!plan.dryRun) dispatcher.wake();
       return { action: plan.action, plan, entry };

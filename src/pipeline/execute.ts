@@ -1,16 +1,16 @@
 // Execute step: runs a plan through the store. A write runs in one transaction: the entry is
 // read under a lock, the preconditions and every check of the plan run, then the write; any
 // refusal throws and the transaction changes nothing. A dry run does all of it and rolls back.
-import { aboutEntry, ApiError, apiError, entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
-import { message } from '../messages/messages.js';
+import { aboutEntry, ApiError, apiError } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Author } from '../store/change-log.js';
 import { rolledBackIf } from '../store/dry-run.js';
+import { createEntries } from '../store/bulk-create.js';
+import { deleteEntry, restoreEntry } from '../store/entry-removal.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import type { StoreTransaction } from '../store/store-transaction.js';
-import { UniqueConflict } from '../store/unique-rules.js';
-import { entityTag, ifMatchHolds, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
+import { newEntryValues, secretsChangedBy, type StoreTransaction } from '../store/store-transaction.js';
+import { ifMatchPrecondition, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
 import { isWebhookAction } from './parse-webhook-request.js';
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
@@ -24,7 +24,6 @@ import type { Registry } from '../registry/registry.js';
 import type { MonitoringResources } from './monitoring-query.js';
 import type { BulkPlan, DeletePlan, ListPlan, Plan, ReadPlan, RestorePlan, WritePlan } from './plan.js';
 import type { ReadThroughStore } from './read-through-store.js';
-import { changedValues } from './stored-values.js';
 
 export interface ExecutionContext {
   /** The resources served (the export and the apply read every one). */
@@ -64,13 +63,6 @@ export type Result =
   | ExportResult
   | ApplyResult
   | ChangeStreamResult;
-
-/** How many referencing entries a 409 REFERENCED names at most. */
-const REFERENCES_NAMED = 20;
-
-function refuseIfChanged(ifMatch: string | undefined, current: Entry): void {
-  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
-}
 
 function now(): string {
   return new Date().toISOString();
@@ -138,30 +130,13 @@ export async function changing<T>(
   work: (tx: StoreTransaction) => Promise<T>,
 ): Promise<T> {
   if (context.readOnly) throw apiError('READ_ONLY', 'database.readOnlyMode');
-  return rolledBackIf(plan.dryRun, (run) => context.cached.transaction(changes, run, plan.author), work);
+  const run = (inTransaction: typeof work) => context.cached.transaction(changes, inTransaction, plan.author);
+  return plan.dryRun ? rolledBackIf(true, run, work) : run(work);
 }
 
-async function lockExisting(tx: StoreTransaction, plan: { readonly resource: WritePlan['resource']; readonly id: number; readonly ifMatch: string | undefined }): Promise<Entry> {
-  const existing = await tx.lockForWrite(plan.resource, plan.id);
-  if (existing === undefined) throw entryNotFound(plan.resource.name, plan.id);
-  refuseIfChanged(plan.ifMatch, existing);
-  return existing;
-}
-
-export async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
-  const { resource } = plan;
-  const existing = plan.id === undefined ? undefined : await lockExisting(tx, { resource, id: plan.id, ifMatch: plan.ifMatch });
-  const values = await checkedValues(tx, plan, existing);
-  // A write that changes nothing writes nothing: updated_at and the entity tag stay.
-  if (existing !== undefined && values === undefined) return existing;
-  let entry: Entry;
-  try {
-    entry = existing === undefined ? await tx.insert(resource, values!, now()) : await tx.update(resource, existing, values!, now());
-  } catch (error) {
-    throw error instanceof UniqueConflict ? error.problem() : error;
-  }
-  recordWrite(tx, plan, existing, entry, values!);
-  return entry;
+/** A create or an update: the store checks and writes it in one step, from the plan. */
+export function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
+  return tx.writeEntry(plan, ifMatchPrecondition(plan.ifMatch));
 }
 
 /** A create as one statement, where the store can (ReadThroughStore.createAlone): one with no
@@ -169,110 +144,17 @@ export async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entr
  * recording the same change. Undefined when it was not done so (nothing written): run write(). */
 async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<Entry | undefined> {
   if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.references.length > 0 || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
-  const candidate: Record<string, unknown> = { ...plan.values };
-  const problems = await checkRule(undefined, plan, candidate);
-  if (problems.length > 0) throw validationFailed(problems);
-  const values = (await changedValues(undefined, plan, candidate, undefined))!;
-  return context.cached.createAlone(plan, values, now(), secretsChangedBy(plan, values));
+  const values = await newEntryValues(plan);
+  return context.cached.createAlone(plan, values, now(), secretsChangedBy(plan.resource, values));
 }
 
-function secretsChangedBy(plan: WritePlan, values: Record<string, unknown>): string[] {
-  return Object.keys(values).filter((name) => plan.resource.fields[name]?.writeOnly === true);
+/** A delete: the store checks and does it in one step, from the plan (entry-removal.ts). */
+export function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
+  return deleteEntry(tx, plan, ifMatchPrecondition(plan.ifMatch));
 }
 
-/** The values a write stores, once the resource's rule and the references allow them;
- * undefined for an update that changes no field. */
-async function checkedValues(tx: StoreTransaction, plan: WritePlan, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
-  const candidate: Record<string, unknown> = { ...existing, ...plan.values };
-  for (const change of plan.linkChanges) {
-    const held = (candidate[change.field] as number[] | undefined) ?? [];
-    candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
-  }
-  const problems = await checkRule(tx, plan, candidate);
-  problems.push(...(await checkReferences(tx, plan)));
-  if (problems.length > 0) throw validationFailed(problems);
-  return changedValues(tx, plan, candidate, existing);
-}
-
-function recordWrite(tx: StoreTransaction, plan: WritePlan, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
-  const { resource } = plan;
-  tx.recordChange({ action: plan.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged: secretsChangedBy(plan, values) });
-}
-
-/** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
-async function checkRule(tx: StoreTransaction | undefined, plan: WritePlan, candidate: Record<string, unknown>): Promise<FieldProblem[]> {
-  const { resource, id } = plan;
-  if (resource.rule === undefined) return [];
-  return resource.rule(candidate, {
-    sent: new Set(plan.sent),
-    // A create (the only write without a transaction here) has no stored secret.
-    storedSecret: (field) => (id === undefined || tx === undefined ? Promise.resolve(undefined) : tx.storedSecret(resource, id, field)),
-  });
-}
-
-async function checkReferences(tx: StoreTransaction, plan: WritePlan): Promise<FieldProblem[]> {
-  const problems: FieldProblem[] = [];
-  for (const check of plan.references) {
-    const state = await tx.referenceState(check.resource, check.id);
-    const params = { resource: check.resource.name, id: check.id };
-    if (state === 'missing') problems.push(fieldProblem(check.field, 'field.referenceMissing', params));
-    else if (state === 'deleted' && check.mustBeLive) problems.push(fieldProblem(check.field, 'field.referenceDeleted', params));
-  }
-  return problems;
-}
-
-export async function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
-  const { resource, id } = plan;
-  const existing = await lockExisting(tx, plan);
-  if (plan.guarded) throw apiError('DELETE_GUARDED', 'delete.guarded', { resource: resource.name, id });
-  const deletion = resource.deletion;
-  if (deletion.mode === 'soft' && existing[deletion.flagField] === 1) return; // already deleted: nothing to do
-  await refuseIfReferenced(tx, plan);
-  const at = now();
-  for (const unlink of plan.unlinks) {
-    // The entries that held it change too: each is recorded as the update it is.
-    const holders = await tx.entriesLinkedTo(unlink, id);
-    await tx.unlinkTarget(unlink, id, holders.map((holder) => holder.id), at);
-    for (const before of holders) {
-      const after = { ...before, [unlink.field]: (before[unlink.field] as number[]).filter((held) => held !== id), updated_at: at };
-      tx.recordChange({ action: 'update', resource: unlink.resource, entryId: before.id, before, after, secretsChanged: [] });
-    }
-  }
-  if (deletion.mode === 'soft') {
-    await tx.softDelete(resource, id, at);
-    tx.recordChange({ action: 'delete', resource, entryId: id, before: existing, after: { ...existing, [deletion.flagField]: 1, updated_at: at }, secretsChanged: [] });
-  } else {
-    await tx.remove(resource, id);
-    tx.recordChange({ action: 'delete', resource, entryId: id, before: existing, after: null, secretsChanged: [] });
-  }
-}
-
-async function refuseIfReferenced(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
-  const users: { resource: string; ids: number[] }[] = [];
-  for (const reference of plan.referencedBy) {
-    const ids = await tx.idsReferencing(reference.resource, reference.field, plan.id, REFERENCES_NAMED);
-    if (ids.length > 0) users.push({ resource: reference.resource.name, ids });
-  }
-  if (users.length === 0) return;
-  const named = users.map((user) => `${user.resource} ${user.ids.join(', ')}`).join('; ');
-  throw new ApiError('REFERENCED', message('delete.referenced', { resource: plan.resource.name, id: plan.id, users: named }), [], {}, {
-    referenced_by: users,
-  });
-}
-
-async function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> {
-  const existing = await lockExisting(tx, plan);
-  const deletion = plan.resource.deletion;
-  // Not deleted: nothing to bring back, and nothing changes.
-  if (deletion.mode !== 'soft' || existing[deletion.flagField] !== 1) return existing;
-  let restored: Entry;
-  try {
-    restored = await tx.restore(plan.resource, existing, now());
-  } catch (error) {
-    throw error instanceof UniqueConflict ? error.problem() : error;
-  }
-  tx.recordChange({ action: 'restore', resource: plan.resource, entryId: existing.id, before: existing, after: restored, secretsChanged: [] });
-  return restored;
+function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> {
+  return restoreEntry(tx, plan, ifMatchPrecondition(plan.ifMatch));
 }
 
 /** Every entry in turn, in one transaction: the first refusal refuses the request, naming
@@ -291,25 +173,7 @@ async function bulk(tx: StoreTransaction, plan: BulkPlan): Promise<(Entry | unde
   return entries;
 }
 
-/** A bulk create: every entry checked in turn, then all stored by a few statements (the
- * store's insertMany); the first refusal names its entry by `index`. Two entries of the
- * request that clash were refused by the plan already. */
-export async function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
-  const valuesList: Record<string, unknown>[] = [];
-  for (const [index, plan] of plans.entries()) {
-    try {
-      valuesList.push((await checkedValues(tx, plan, undefined))!);
-    } catch (error) {
-      throw error instanceof ApiError ? aboutEntry(error, index) : error;
-    }
-  }
-  let entries: Entry[];
-  try {
-    entries = await tx.insertMany(plans[0]!.resource, valuesList, now());
-  } catch (error) {
-    if (!(error instanceof UniqueConflict)) throw error;
-    throw error.index === undefined ? error.problem() : aboutEntry(error.problem(), error.index);
-  }
-  entries.forEach((entry, index) => recordWrite(tx, plans[index]!, undefined, entry, valuesList[index]!));
-  return entries;
+/** A bulk create: the store checks every entry in turn, then stores them all (bulk-create.ts). */
+export function createAll(tx: StoreTransaction, plans: readonly WritePlan[]): Promise<Entry[]> {
+  return createEntries(tx, plans);
 }

@@ -10,7 +10,7 @@ import type { ListQuery } from '../store/list-query.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
 import { parseChangeQuery, parseHistoryQuery, parseStreamQuery, type ChangeQuery } from './parse-change-query.js';
 import type { ChangeStreamPlan } from './execute-change-stream.js';
-import { parseListQuery, parseListQueryOf, refuseUnknownParameters, single } from './parse-list-query.js';
+import { parseListQuery, parseListQueryOf, single } from './parse-list-query.js';
 import { parseId, type RequestTarget } from './request-target.js';
 import { parseWebhookRequest, WEBHOOK_ENDPOINTS, type WebhookRequest } from './parse-webhook-request.js';
 import { MONITORING_ENDPOINTS, parseMonitoringRequest, type MonitoringRequest } from './parse-monitoring-request.js';
@@ -83,16 +83,19 @@ export interface HttpInput {
 
 /** Writes take `dry_run` and the parameters named, nothing else: a mistake is said, not ignored. */
 export function writeQuery(query: Record<string, unknown>, allowed: readonly string[] = []): { dryRun: boolean } {
-  refuseUnknownParameters(query, ['dry_run', ...allowed]);
+  refuseQuery(query, ['dry_run', ...allowed]);
   if (query.dry_run === undefined) return { dryRun: false };
   const value = single('dry_run', query.dry_run);
   if (value !== 'true' && value !== 'false') throw apiError('BAD_QUERY', 'query.boolean', { parameter: 'dry_run' });
   return { dryRun: value === 'true' };
 }
 
-/** Reads have no query parameters but a list's (nor have the token endpoints). */
-export function refuseQuery(query: Record<string, unknown>): void {
-  for (const name in query) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
+/** Refuses any query parameter but those `known`: a read of one entry has none (nor have the
+ * token endpoints), a write `dry_run` and those it names. The resources' own check, kept here
+ * rather than borrowed from the list parser (parse-list-query.ts has the same for the other
+ * endpoints' parsers), so that a request that is no list never calls into it. */
+export function refuseQuery(query: Record<string, unknown>, known: readonly string[] = []): void {
+  for (const name in query) if (!known.includes(name)) throw apiError('BAD_QUERY', 'query.unknown', { parameter: name });
 }
 
 /** A bulk body: a JSON array of 1 to BULK_MAX entries. */

@@ -19,16 +19,8 @@ import type { MonitoringRequest } from './parse-monitoring-request.js';
 import type { ExportRequest } from './parse-export-request.js';
 import type { ApplyDocumentRequest } from './parse-apply-request.js';
 import type { ChangeStreamPlan } from './execute-change-stream.js';
-import { validateBody, type LinkChange } from './validate-body.js';
-
-/** A reference the body sets, to be checked in the transaction. */
-export interface ReferenceCheck {
-  readonly field: string;
-  /** The resource pointed at. */
-  readonly resource: CompiledResource;
-  readonly id: number;
-  readonly mustBeLive: boolean;
-}
+import { validateBody } from './validate-body.js';
+import type { LinkChange, ReferenceCheck, WriteStep } from '../store/store-transaction.js';
 
 export interface ListPlan {
   readonly action: 'list';
@@ -58,21 +50,13 @@ export interface ReadPlan {
   readonly ifNoneMatch: string | undefined;
 }
 
-export interface WritePlan {
-  readonly action: 'create' | 'update';
-  readonly resource: CompiledResource;
-  /** The entry to update; undefined for a create. */
-  readonly id: number | undefined;
+/** A create or an update: the store's write step (its action, resource, id, values, sent
+ * fields, link changes and references: StoreTransaction.writeEntry checks and stores it),
+ * and what the pipeline keeps for itself. */
+export interface WritePlan extends WriteStep {
   /** The language segment of the path, for the `Location` of a created entry. */
   readonly lang: string;
-  /** The values the body sets, in canonical form, defaults included where the mode restores them. */
-  readonly values: Readonly<Record<string, unknown>>;
-  /** The fields the body sent (the resource's rule reads them). */
-  readonly sent: readonly string[];
-  /** Ids added to or taken out of sets (PATCH's add_tags, remove_tags). */
-  readonly linkChanges: readonly LinkChange[];
   readonly ifMatch: string | undefined;
-  readonly references: readonly ReferenceCheck[];
   /** Who makes the change (the change log's actor and request id). */
   readonly author: Author;
   /** Check everything, answer as if done, commit nothing. */

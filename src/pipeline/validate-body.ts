@@ -4,16 +4,10 @@ import { fieldProblem, validationFailed, type FieldProblem } from '../errors/api
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import { isRequired, type WriteMode } from '../registry/managed-fields.js';
 import { fieldNamed } from '../registry/resource-definition.js';
+import type { LinkChange } from '../store/store-transaction.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Ids a PATCH adds to a set kept in a link table, or takes out of it. */
-export interface LinkChange {
-  readonly field: string;
-  readonly add: readonly number[];
-  readonly remove: readonly number[];
 }
 
 export interface ValidBody {

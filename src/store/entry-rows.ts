@@ -1,12 +1,23 @@
 // Entries to rows and back, driven by the registry: columns come from the field definitions,
 // values pass through each field type's column form, and secrets are sealed on the way in.
 // A field kept in a link table is selected as one aggregate of its ids, so that an entry is
-// still read in one statement.
+// still read in one statement; written, each set is rows of its link table, one per pair
+// (writeLinks below). And what of an entry a write stores: the values that differ from its
+// row (changedValues).
+//
+// Link rows: a link table that copies its owner's soft-delete flag
+// (LinkTable.ownerDeletedColumn) gets the owner's state on every row written, and again when
+// the owner is deleted or restored, in the same transaction: a list filtered by the set trusts
+// that copy to skip and count deleted owners without reading them, so no write may leave it
+// behind.
 import { sql, type AliasedRawBuilder } from 'kysely';
 import type { DialectQueries } from '../db/connect.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { LinkTable, ResourceDefinition } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import type { EntryDatabase } from '../db/database-schema.js';
+import type { QueryTemplates } from './query-templates.js';
+import { rowBatches, slottedRows } from './row-batches.js';
 
 /** An entry as the API shows it: id, the readable fields, then the timestamps. */
 export type Entry = Record<string, unknown> & { id: number };
@@ -72,4 +83,114 @@ export function encodeValues(resource: ResourceDefinition, values: Record<string
     row[field.column] = field.writeOnly ? secrets.seal(String(value), secretContext(resource, field.column)) : field.type.toColumn(value);
   }
   return row;
+}
+
+/** Whether a stored value and a sent one are the same (a set of ids: the same ids in order). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => item === b[index]);
+  return a === b;
+}
+
+/** What a write stores of `candidate` (the entry as it will be): every field, but a kept
+ * secret is not rewritten and server-managed fields are set only when the entry is created;
+ * undefined for an update that would change no field (a write that changes nothing writes
+ * nothing). `sent`: the values the request sets. */
+export async function changedValues(
+  resource: CompiledResource,
+  action: 'create' | 'update',
+  sent: Readonly<Record<string, unknown>>,
+  candidate: Record<string, unknown>,
+  existing: Entry | undefined,
+  /** A stored secret in plain, which only the transaction can open: a secret sent again is compared with it. */
+  storedSecret: (name: string) => Promise<string | undefined>,
+): Promise<Record<string, unknown> | undefined> {
+  const values: Record<string, unknown> = {};
+  let changes = existing === undefined;
+  for (const [name, field] of Object.entries(resource.fields)) {
+    if (field.writeOnly && !(name in sent)) continue;
+    if (field.readOnly && action !== 'create') continue;
+    if (!(name in candidate)) continue;
+    values[name] = candidate[name];
+    if (changes || existing === undefined) continue;
+    const stored = field.writeOnly ? await storedSecret(name) : existing[name];
+    if (!sameValue(stored, candidate[name])) changes = true;
+  }
+  return changes ? values : undefined;
+}
+
+/** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
+ * shows them in `entry` (the owner as stored: a deleted one may still be changed). */
+export async function writeLinks(
+  db: EntryDatabase,
+  templates: QueryTemplates,
+  resource: CompiledResource,
+  entry: Entry,
+  values: Record<string, unknown>,
+  existing: Entry | undefined,
+): Promise<void> {
+  const deleted = resource.deletion.mode === 'soft' && entry[resource.deletion.flagField] === 1 ? 1 : 0;
+  for (const [name, link] of resource.linkedFields) {
+    const previous = (existing?.[name] as number[] | undefined) ?? [];
+    const next = (values[name] as number[] | undefined) ?? previous;
+    entry[name] = next;
+    const removed = previous.filter((id) => !next.includes(id));
+    const added = next.filter((id) => !previous.includes(id));
+    if (removed.length > 0) {
+      await db.deleteFrom(link.table).where(link.ownerColumn, '=', entry.id).where(link.targetColumn, 'in', removed).execute();
+    }
+    if (added.length > 0) {
+      // A template per number of ids added (at most a set's bound): a bulk create of 1,000
+      // servers with one tag each compiled this insert 1,000 times otherwise.
+      const flagged = link.ownerDeletedColumn;
+      const width = flagged === undefined ? 2 : 3;
+      const query = templates.get(`link ${link.table} ${added.length}`, (slot) =>
+        db.insertInto(link.table).values(
+          added.map((_, index) => ({
+            [link.ownerColumn]: slot(index * width),
+            [link.targetColumn]: slot(index * width + 1),
+            ...(flagged === undefined ? {} : { [flagged]: slot(index * width + 2) }),
+          })),
+        ),
+      );
+      await query.execute(db, added.flatMap((id) => (flagged === undefined ? [entry.id, id] : [entry.id, id, deleted])));
+    }
+  }
+}
+
+/** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per
+ * statement (see row-batches.ts), shown in the entries as writeLinks does. */
+export async function writeNewLinks(
+  db: EntryDatabase,
+  templates: QueryTemplates,
+  resource: CompiledResource,
+  entries: readonly Entry[],
+  valuesList: readonly Record<string, unknown>[],
+): Promise<void> {
+  for (const [name, link] of resource.linkedFields) {
+    const flagged = link.ownerDeletedColumn;
+    const columns = flagged === undefined ? [link.ownerColumn, link.targetColumn] : [link.ownerColumn, link.targetColumn, flagged];
+    const rows: unknown[][] = [];
+    entries.forEach((entry, index) => {
+      const ids = (valuesList[index]![name] as number[] | undefined) ?? [];
+      entry[name] = ids;
+      const deleted = resource.deletion.mode === 'soft' && entry[resource.deletion.flagField] === 1 ? 1 : 0;
+      for (const id of ids) rows.push(flagged === undefined ? [entry.id, id] : [entry.id, id, deleted]);
+    });
+    for (const batch of rowBatches(rows)) {
+      const query = templates.get(`links ${link.table} x${batch.length}`, (slot) =>
+        db.insertInto(link.table).values(slottedRows(batch.length, columns, slot)),
+      );
+      await query.execute(db, batch.flat());
+    }
+  }
+}
+
+/** Copies an owner's new soft-delete flag (1 deleted, 0 restored) into its links. */
+export async function markLinkOwner(db: EntryDatabase, templates: QueryTemplates, resource: CompiledResource, id: number, deleted: 0 | 1): Promise<void> {
+  for (const [, link] of resource.linkedFields) {
+    const column = link.ownerDeletedColumn;
+    if (column === undefined) continue;
+    const query = templates.get(`mark owner ${link.table}`, (slot) => db.updateTable(link.table).set({ [column]: slot(0) }).where(link.ownerColumn, '=', slot(1)));
+    await query.execute(db, [deleted, id]);
+  }
 }

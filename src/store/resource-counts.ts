@@ -1,7 +1,8 @@
 // The number of entries of each resource table, kept in `resource_counts` by every insert and
 // delete in the same transaction, so that the `total` of an unfiltered list is one row read
 // instead of a count over a million rows. A resource added later gets its row at start-up:
-// its migration holds only its own DDL.
+// its migration holds only its own DDL. A transaction's tail writes the changes
+// (write-tail.ts); this module reads the counts and makes the rows.
 import { sql, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 import type { Database, EntryTables } from '../db/database-schema.js';
 import type { DatabaseHandle } from '../db/connect.js';
@@ -67,27 +68,6 @@ export function countRowUpdate(db: QueryCreator<Database>, slot: SlotMaker) {
     .updateTable('resource_counts')
     .set((eb) => ({ total: eb('total', '+', slot(0)), live: eb('live', '+', slot(1)), changes: eb('changes', '+', 1) }))
     .where('table_name', '=', slot(2));
-}
-
-/** Keeps resource_counts in step with the inserts and deletes of a transaction that changed
- * the table, and moves its change counter, in the same transaction: in the share `shard`
- * (DialectQueries.countShard) where there is one, else (or if its row is missing) in the
- * table's own row. */
-export async function adjustCount(
-  tx: Kysely<Database>,
-  templates: QueryTemplates,
-  resource: ResourceDefinition,
-  total: number,
-  live: number,
-  shard?: RawBuilder<number>,
-): Promise<void> {
-  if (shard !== undefined) {
-    const share = templates.get('adjust count share', (slot) => countShareUpdate(tx, slot, shard));
-    const result = await share.execute(tx, [total, live, resource.table]);
-    if (Number(result.numAffectedRows ?? 0) > 0) return;
-  }
-  const query = templates.get('adjust counts', (slot) => countRowUpdate(tx, slot));
-  await query.execute(tx, [total, live, resource.table]);
 }
 
 /** The resources that have no resource_counts row yet. */

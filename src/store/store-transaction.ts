@@ -1,32 +1,68 @@
 // The writes of one transaction, driven by the registry; its unique rules are enforced by
-// unique-rules.ts.
+// unique-rules.ts. A create or an update is handed over as one step (writeEntry), the plan's
+// plain data, and checked here, in the transaction, from that data: the entry locked, the
+// request's precondition, the resource's rule, the references, uniqueness, whether anything
+// changes; then written, with its change record. The pipeline asks nothing in between. The
+// other steps, which run their own statements on this transaction's parts: a delete and a
+// restore (entry-removal.ts), a bulk create (bulk-create.ts).
 import type { Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database, EntryTables } from '../db/database-schema.js';
+import { entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import type { ReferencingField } from '../registry/registry.js';
-import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, encodeValues, secretContext, type EntrySelections, type Entry, type Row } from './entry-rows.js';
+import { changedValues, decodeEntry, encodeValues, secretContext, writeLinks, type EntrySelections, type Entry, type Row } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
-import { markLinkOwner, writeLinks, writeNewLinks } from './link-rows.js';
 import { readChanges } from './resource-counts.js';
-import { rowBatches, slottedRows } from './row-batches.js';
 import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
-import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
+import { UniqueConflict, UniqueRules } from './unique-rules.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
 
 export type ReferenceState = 'live' | 'deleted' | 'missing';
 
-// Ids bound in one statement: far under every backend's limit of bound values.
-const ROWS_PER_STATEMENT = 500;
+/** A reference a write sets, to be checked in its transaction. */
+export interface ReferenceCheck {
+  readonly field: string;
+  /** The resource pointed at. */
+  readonly resource: CompiledResource;
+  readonly id: number;
+  readonly mustBeLive: boolean;
+}
+
+/** Ids a write adds to or takes out of a set (PATCH's add_tags, remove_tags). */
+export interface LinkChange {
+  readonly field: string;
+  readonly add: readonly number[];
+  readonly remove: readonly number[];
+}
+
+/** A create or an update as planned (the write plan is one): plain data, which writeEntry
+ * checks and stores. */
+export interface WriteStep {
+  readonly action: 'create' | 'update';
+  readonly resource: CompiledResource;
+  /** The entry to update; undefined for a create. */
+  readonly id: number | undefined;
+  /** The values the body sets, in canonical form. */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** The fields the body sent (the resource's rule reads them). */
+  readonly sent: readonly string[];
+  readonly linkChanges: readonly LinkChange[];
+  readonly references: readonly ReferenceCheck[];
+}
+
+/** A request's precondition (If-Match), checked against the entry as locked: throws if it
+ * fails. Given by the pipeline, whose entity tags these are. */
+export type Precondition = (current: Entry) => void;
+
 
 export class StoreTransaction {
-  private readonly db: EntryTransaction;
+  /** The transaction, with the registry's tables (the other steps' statements run on it too). */
+  readonly db: EntryTransaction;
   /** Changes of resource_counts of every table changed, handed to the transaction's tail
    * when the work is done (a bulk write of a thousand entries, or a commit group of many
    * writes, then updates each count row once); each moves the table's change counter, the
@@ -35,13 +71,15 @@ export class StoreTransaction {
   private readonly referenceStates = new Map<string, ReferenceState>();
   /** The change log's records of this write, handed to the transaction's tail by finish(). */
   private readonly changes: SerializedChange[] = [];
-  private readonly unique: UniqueRules;
+  readonly unique: UniqueRules;
 
-  // Copied from the store's context once: the write path reads them at every statement.
-  private readonly capabilities: DatabaseCapabilities;
-  private readonly failureOf: (error: unknown) => DatabaseFailure;
-  private readonly templates: QueryTemplates;
-  private readonly selections: EntrySelections;
+  // Copied from the store's context once: the write path reads them at every statement. Read
+  // by the delete and restore steps (entry-removal.ts) and the bulk create (bulk-create.ts)
+  // too, which run their own statements.
+  readonly capabilities: DatabaseCapabilities;
+  readonly failureOf: (error: unknown) => DatabaseFailure;
+  readonly templates: QueryTemplates;
+  readonly selections: EntrySelections;
   private readonly secrets: SecretBox;
 
   constructor(
@@ -59,6 +97,66 @@ export class StoreTransaction {
     this.selections = context.selections;
     this.secrets = context.secrets;
     this.unique = new UniqueRules(this.db, this.capabilities, this.failureOf, this.templates);
+  }
+
+  /** A create or an update (the write step), checked and stored: any refusal throws, and
+   * nothing is written. An update that changes no field writes nothing: `updated_at` and the
+   * entity tag stay. */
+  async writeEntry(step: WriteStep, precondition?: Precondition): Promise<Entry> {
+    const { resource } = step;
+    const existing = step.id === undefined ? undefined : await this.lockExisting(resource, step.id, precondition);
+    const values = await this.checkedValues(step, existing);
+    if (existing !== undefined && values === undefined) return existing;
+    const now = new Date().toISOString();
+    let entry: Entry;
+    try {
+      entry = existing === undefined ? await this.insert(resource, values!, now) : await this.update(resource, existing, values!, now);
+    } catch (error) {
+      throw error instanceof UniqueConflict ? error.problem() : error;
+    }
+    this.recordWrite(step, existing, entry, values!);
+    return entry;
+  }
+
+  /** The entry `id`, locked for the rest of the transaction, once `precondition` holds for it; 404 if there is none. */
+  async lockExisting(resource: CompiledResource, id: number, precondition: Precondition | undefined): Promise<Entry> {
+    const existing = await this.lockForWrite(resource, id);
+    if (existing === undefined) throw entryNotFound(resource.name, id);
+    precondition?.(existing);
+    return existing;
+  }
+
+  /** The values a write stores, once the resource's rule and the references allow them;
+   * undefined for an update that changes no field. */
+  async checkedValues(step: WriteStep, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
+    const { resource } = step;
+    const candidate: Record<string, unknown> = { ...existing, ...step.values };
+    for (const change of step.linkChanges) {
+      const held = (candidate[change.field] as number[] | undefined) ?? [];
+      candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
+    }
+    const storedSecret = (name: string) => (step.id === undefined ? Promise.resolve(undefined) : this.storedSecret(resource, step.id, name));
+    const problems = await ruleProblems(step, candidate, storedSecret);
+    problems.push(...(await this.referenceProblems(step)));
+    if (problems.length > 0) throw validationFailed(problems);
+    return changedValues(resource, step.action, step.values, candidate, existing, storedSecret);
+  }
+
+  private async referenceProblems(step: WriteStep): Promise<FieldProblem[]> {
+    const problems: FieldProblem[] = [];
+    for (const check of step.references) {
+      const state = await this.referenceState(check.resource, check.id);
+      const params = { resource: check.resource.name, id: check.id };
+      if (state === 'missing') problems.push(fieldProblem(check.field, 'field.referenceMissing', params));
+      else if (state === 'deleted' && check.mustBeLive) problems.push(fieldProblem(check.field, 'field.referenceDeleted', params));
+    }
+    return problems;
+  }
+
+  /** Records a create or an update as the change it is. */
+  recordWrite(step: WriteStep, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
+    const { resource } = step;
+    this.recordChange({ action: step.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged: secretsChangedBy(resource, values) });
   }
 
   /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */
@@ -102,50 +200,6 @@ export class StoreTransaction {
     return entry;
   }
 
-  /** Stores new entries, in order, a batch of rows per statement (see row-batches.ts): a bulk
-   * create. Throws UniqueConflict naming the position of the first entry whose values are
-   * taken. Where the stored rows cannot come back by RETURNING, entry by entry. */
-  async insertMany(resource: CompiledResource, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
-    const rows = valuesList.map((values) => this.newRow(resource, values, now));
-    const columns = Object.keys(rows[0] ?? {});
-    const signature = columns.join();
-    const sameColumns = rows.every((row) => Object.keys(row).join() === signature);
-    if (!this.capabilities.returning || !sameColumns) {
-      const entries: Entry[] = [];
-      for (const [index, values] of valuesList.entries()) entries.push(await this.insert(resource, values, now).catch((error) => rethrowAt(error, index)));
-      return entries;
-    }
-    if (this.capabilities.failedStatementEndsTransaction) await this.unique.refuseMany(resource, valuesList);
-    const entries: Entry[] = [];
-    for (const batch of rowBatches(rows)) {
-      const query = this.templates.get(`insert ${resource.table} ${signature} x${batch.length}`, (slot) =>
-        this.db
-          .insertInto(resource.table)
-          .values(slottedRows(batch.length, columns, slot))
-          .returning(resource.storedColumns),
-      );
-      let stored: Row[];
-      try {
-        stored = (await query.execute(this.db, batch.flatMap((row) => Object.values(row)))).rows as Row[];
-      } catch (error) {
-        // The statement undid itself (where a refused statement leaves the transaction usable):
-        // name the first entry of the batch whose values are taken.
-        if (!this.capabilities.failedStatementEndsTransaction && this.failureOf(error) === 'unique') {
-          for (let index = entries.length; index < entries.length + batch.length; index++) {
-            await this.unique.refuse(resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
-          }
-        }
-        throw error;
-      }
-      // Ids are given in the order of the rows; RETURNING does not promise that order.
-      stored.sort((a, b) => Number(a.id) - Number(b.id));
-      for (const row of stored) entries.push(decodeEntry(resource, row));
-    }
-    await writeNewLinks(this.db, this.templates, resource, entries, valuesList);
-    this.countChange(resource, entries.length, entries.length);
-    return entries;
-  }
-
   /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
   async update(resource: CompiledResource, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
     const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
@@ -167,51 +221,6 @@ export class StoreTransaction {
     this.countChange(resource, -1, -1);
   }
 
-  /** Takes `targetId` out of the sets of `holders` (entriesLinkedTo, which locked them) and
-   * of every other entry of `referencing`; the holders are changed, so their `updated_at`
-   * moves. They are touched by primary key: `WHERE id IN (SELECT owner …)` made InnoDB lock
-   * the link index's gap while waiting for an owner row that a concurrent create had just
-   * inserted, whose link insert waited for that gap: a deadlock. */
-  async unlinkTarget(referencing: ReferencingField & { link: LinkTable }, targetId: number, holders: readonly number[], now: string): Promise<void> {
-    const { resource, link } = referencing;
-    for (let start = 0; start < holders.length; start += ROWS_PER_STATEMENT) {
-      await this.db.updateTable(resource.table).set({ updated_at: now }).where('id', 'in', holders.slice(start, start + ROWS_PER_STATEMENT)).execute();
-    }
-    const unlink = this.templates.get(`unlink target ${link.table}`, (slot) => this.db.deleteFrom(link.table).where(link.targetColumn, '=', slot(0)));
-    await unlink.execute(this.db, [targetId]);
-    if (holders.length > 0) this.countChange(resource, 0, 0);
-  }
-
-  /** Brings a soft-deleted entry back; throws UniqueConflict when a live entry now holds its
-   * values of a rule among live entries. */
-  async restore(resource: CompiledResource, existing: Entry, now: string): Promise<Entry> {
-    const deletion = resource.deletion;
-    if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
-    const flag = resource.fields[deletion.flagField]!;
-    // Restored, the entry takes part in the rules among live entries again: look first, and
-    // let the unique index catch what races past the look.
-    const taken: UniqueRule[] = [];
-    for (const rule of resource.unique) {
-      if (rule.amongLive && (await this.unique.isTaken(resource, rule, [existing], existing.id))) taken.push(rule);
-    }
-    if (taken.length > 0) throw new UniqueConflict(taken);
-    const query = this.templates.get(`restore ${resource.table}`, (slot) =>
-      this.db
-        .updateTable(resource.table)
-        .set({ [flag.column]: 0, [deletion.liveColumn]: 1, updated_at: slot(0) })
-        .where('id', '=', slot(1)),
-    );
-    try {
-      await query.execute(this.db, [now, existing.id]);
-    } catch (error) {
-      if (this.failureOf(error) === 'unique') throw new UniqueConflict(resource.unique.filter((rule) => rule.amongLive));
-      throw error;
-    }
-    await markLinkOwner(this.db, this.templates, resource, existing.id, 0);
-    this.countChange(resource, 0, 1);
-    return { ...existing, [deletion.flagField]: 0, updated_at: now };
-  }
-
   /** Notes a change for the change log (contract section 13), handed to the tail by finish(). */
   recordChange(change: PendingChange): void {
     if (this.author === undefined) throw new Error('this transaction records no changes');
@@ -226,40 +235,6 @@ export class StoreTransaction {
     this.countChanges.clear();
     this.changes.length = 0;
     return receipt;
-  }
-
-  /** The entries of `referencing` whose set holds `targetId`, as responses show them, locked
-   * (with their links) until the transaction ends: what a delete of the target is about to
-   * change (unlinkTarget), and the before of their change records. */
-  async entriesLinkedTo(referencing: ReferencingField & { link: LinkTable }, targetId: number): Promise<Entry[]> {
-    const { resource, link } = referencing;
-    const locked = this.capabilities.rowLocks;
-    const query = this.templates.get(`linked to ${resource.table} ${link.table} ${locked}`, (slot) => {
-      const select = this.db
-        .selectFrom(resource.table)
-        .select(this.selections.all(resource))
-        .where('id', 'in', this.db.selectFrom(link.table).select(link.ownerColumn).where(link.targetColumn, '=', slot(0)))
-        .orderBy('id');
-      return locked ? select.forUpdate() : select;
-    });
-    const rows = (await query.execute(this.db, [targetId])).rows as Row[];
-    return rows.map((row) => decodeEntry(resource, row));
-  }
-
-  /** Marks an entry deleted and takes it out of the live uniqueness rules. */
-  async softDelete(resource: CompiledResource, id: number, now: string): Promise<void> {
-    const deletion = resource.deletion;
-    if (deletion.mode !== 'soft') throw new Error(`${resource.name} is not soft-deleted`);
-    const flag = resource.fields[deletion.flagField]!;
-    const query = this.templates.get(`soft delete ${resource.table}`, (slot) =>
-      this.db
-        .updateTable(resource.table)
-        .set({ [flag.column]: 1, [deletion.liveColumn]: null, updated_at: slot(0) })
-        .where('id', '=', slot(1)),
-    );
-    await query.execute(this.db, [now, id]);
-    await markLinkOwner(this.db, this.templates, resource, id, 1);
-    this.countChange(resource, 0, -1);
   }
 
   /** What an entry pointed at is, looked up once per transaction: the entries of a bulk
@@ -283,16 +258,6 @@ export class StoreTransaction {
     return 'live';
   }
 
-  /** Ids of the entries of `resource` whose `field` points at `id`, at most `max`. */
-  async idsReferencing(resource: CompiledResource, field: string, id: number, max: number): Promise<number[]> {
-    const column = resource.fields[field]!.column;
-    const query = this.templates.get(`referencing ${resource.table} ${column}`, (slot) =>
-      this.db.selectFrom(resource.table).select('id').where(column, '=', slot(0)).orderBy('id').limit(slot(1)),
-    );
-    const rows = (await query.execute(this.db, [id, max])).rows as { id: unknown }[];
-    return rows.map((row) => Number(row.id));
-  }
-
   /** The plain value of a stored secret of an entry. */
   async storedSecret(resource: CompiledResource, id: number, name: string): Promise<string | undefined> {
     const field = resource.fields[name];
@@ -303,13 +268,14 @@ export class StoreTransaction {
   }
 
   /** The row of a new entry: its values' columns, `columns`, the timestamps, and live. */
-  private newRow(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
+  newRow(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
     const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     return row;
   }
 
-  private countChange(resource: CompiledResource, total: number, live: number): void {
+  /** Notes entries added or made live (negative: removed) in `resource`'s table. */
+  countChange(resource: CompiledResource, total: number, live: number): void {
     addCountChange(this.countChanges, resource, total, live);
   }
 
@@ -347,4 +313,25 @@ export class StoreTransaction {
     if (entry === undefined) throw new Error(`${resource.name} ${id ?? result.insertId} vanished while written`);
     return entry;
   }
+}
+
+/** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
+function ruleProblems(step: WriteStep, candidate: Record<string, unknown>, storedSecret: (name: string) => Promise<string | undefined>): Promise<FieldProblem[]> | FieldProblem[] {
+  const rule = step.resource.rule;
+  if (rule === undefined) return [];
+  return rule(candidate, { sent: new Set(step.sent), storedSecret });
+}
+
+/** The secret fields a write sets. */
+export function secretsChangedBy(resource: CompiledResource, values: Record<string, unknown>): string[] {
+  return Object.keys(values).filter((name) => resource.fields[name]?.writeOnly === true);
+}
+
+/** A create's values once the resource's rule allows them, for a create run without a
+ * transaction (ResourceStore.createAlone): one that sets no reference and no set. */
+export async function newEntryValues(step: WriteStep): Promise<Record<string, unknown>> {
+  const candidate: Record<string, unknown> = { ...step.values };
+  const problems = await ruleProblems(step, candidate, () => Promise.resolve(undefined));
+  if (problems.length > 0) throw validationFailed(problems);
+  return (await changedValues(step.resource, step.action, step.values, candidate, undefined, () => Promise.resolve(undefined)))!;
 }

@@ -11,7 +11,7 @@ import type { Author } from './change-log.js';
 import { rolledBackIf } from './dry-run.js';
 import type { Entry } from './entry-rows.js';
 import type { ResourceStore } from './resource-store.js';
-import type { StoreTransaction } from './store-transaction.js';
+import type { Precondition, StoreTransaction } from './store-transaction.js';
 import { WEBHOOKS } from './webhook-definition.js';
 
 /** How long the secret before a rotation still signs deliveries. */
@@ -21,8 +21,6 @@ const PREVIOUS_CONTEXT = 'webhooks.previous_secret';
 const HEADERS_CONTEXT = 'webhooks.header_values';
 /** The actor of the changes the service makes on its own (an auto-disable), in the change log. */
 export const SERVICE_ACTOR = 'service:webhooks';
-/** Throws to refuse a write, given the entry as locked (the caller's If-Match, section 8). */
-export type Precondition = (current: Entry) => void;
 
 /** What an attempt needs of its webhook. */
 export interface WebhookTarget {

@@ -3,13 +3,13 @@
 // made them, of every store on the handle. Written once for the transaction: on SQLite, where a commit group holds many writes, one count
 // update per table and one change log insert serve the whole group, where each write would
 // otherwise run its own (what that saved: docs/performance.md, "Figures behind the code").
-import type { CompiledQuery, RawBuilder, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, RawBuilder, Transaction } from 'kysely';
 import type { DatabaseCapabilities, TransactionTail } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import { writeChanges, writePendingChangeWithCountShare, writePendingChanges, type SerializedChange } from './change-log.js';
 import type { QueryTemplates } from './query-templates.js';
-import { adjustCount } from './resource-counts.js';
+import { countRowUpdate, countShareUpdate } from './resource-counts.js';
 
 /** Entries added and made live (negative: removed) in a table. */
 export interface CountChange {
@@ -33,6 +33,27 @@ export interface ChangeReceipt {
   lastChange: number | undefined;
   /** Records were written without ids, for the change sequencer to number after the commit. */
   pending: boolean;
+}
+
+/** Keeps resource_counts (resource-counts.ts) in step with the inserts and deletes of a
+ * transaction that changed the table, and moves its change counter, in the same transaction:
+ * in the share `shard` (DialectQueries.countShard) where there is one, else (or if its row is
+ * missing) in the table's own row. The tail is its one caller. */
+async function adjustCount(
+  tx: Kysely<Database>,
+  templates: QueryTemplates,
+  resource: ResourceDefinition,
+  total: number,
+  live: number,
+  shard?: RawBuilder<number>,
+): Promise<void> {
+  if (shard !== undefined) {
+    const share = templates.get('adjust count share', (slot) => countShareUpdate(tx, slot, shard));
+    const result = await share.execute(tx, [total, live, resource.table]);
+    if (Number(result.numAffectedRows ?? 0) > 0) return;
+  }
+  const query = templates.get('adjust counts', (slot) => countRowUpdate(tx, slot));
+  await query.execute(tx, [total, live, resource.table]);
 }
 
 export class WriteTail implements TransactionTail {

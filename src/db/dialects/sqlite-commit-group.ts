@@ -4,10 +4,14 @@
 // transaction instead: each runs in a savepoint of its own, so that a refused write undoes
 // only itself, and every write of the group is answered after the one COMMIT has made them
 // all durable. Nothing is acknowledged before its COMMIT; if the COMMIT (or the transaction)
-// fails, every write of the group fails with it and none is acknowledged.
+// fails, every write of the group fails with it and none is acknowledged. The last step
+// before the COMMIT moves the search indexes' queues into them, once for the group
+// (searchQueueMover; the queues themselves: sqlite-search-queue.ts).
 import { CompiledQuery, DefaultQueryExecutor, Transaction, type Dialect, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from '../database-schema.js';
+import type SqliteDatabase from 'better-sqlite3';
 import type { GroupedWork, TransactionTail } from './database-dialect.js';
+import { moveStatement, QUEUE_SUFFIX } from './sqlite-search-queue.js';
 
 interface Pending {
   work: GroupedWork<unknown>;
@@ -80,8 +84,8 @@ export class CommitGroup {
     private readonly runOnConnection: RunOnConnection,
     /** The synchronous level a durable commit needs (SQLITE_SYNCHRONOUS). */
     private readonly synchronous: 'FULL' | 'NORMAL' = 'NORMAL',
-    /** What is written once per transaction, just before its COMMIT (the search queues,
-     * sqlite-search-queue.ts). */
+    /** What is written once per transaction, just before its COMMIT (the search queues:
+     * searchQueueMover, below). */
     private readonly finishWrites: () => void = () => undefined,
   ) {
     // Kysely's own constructor, given the parts of a transaction: its driver is never used
@@ -180,4 +184,40 @@ export class CommitGroup {
       }
     });
   }
+}
+
+/**
+ * Moves every search queue of `database` into its index, in the transaction open on it. The
+ * queues are found in the schema (a queue is a table named after an FTS5 table, with the
+ * suffix), again whenever the schema changes (a migration may add one after the start).
+ */
+export function searchQueueMover(database: SqliteDatabase.Database): () => void {
+  const schemaVersion = database.prepare('pragma schema_version').pluck();
+  let version: unknown;
+  let moves: { move: SqliteDatabase.Statement; empty: SqliteDatabase.Statement; any: SqliteDatabase.Statement }[] = [];
+  const find = () => {
+    const found = database
+      .prepare(`select q.name as queue, f.name as name from sqlite_master q join sqlite_master f on q.name = f.name || '${QUEUE_SUFFIX}' where q.type = 'table' and f.type = 'table' and f.sql like '%using fts5%'`)
+      .all() as { queue: string; name: string }[];
+    moves = found.map(({ queue, name }) => {
+      const columns = (database.prepare(`select name from pragma_table_info('${queue}') where name not in ('seq', 'command', 'row_id') order by cid`).pluck().all() as string[]);
+      return {
+        move: database.prepare(moveStatement(name, queue, columns)),
+        empty: database.prepare(`delete from ${queue}`),
+        any: database.prepare(`select 1 from ${queue} limit 1`).pluck(),
+      };
+    });
+  };
+  return () => {
+    const now = schemaVersion.get();
+    if (now !== version) {
+      find();
+      version = now;
+    }
+    for (const { move, empty, any } of moves) {
+      if (any.get() === undefined) continue;
+      move.run();
+      empty.run();
+    }
+  };
 }

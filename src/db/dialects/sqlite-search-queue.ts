@@ -4,13 +4,15 @@
 // savepoint, and each INSERT or UPDATE with a unique index in a statement savepoint, so every
 // write wrote out its own few terms as a new index segment, which later had to be merged. The
 // table's triggers now append the rows' old and new values to a plain queue table, and the
-// queue is moved into the index with one statement just before the COMMIT (the commit group's
-// `finishWrites`, sqlite-commit-group.ts), in the order it was written: one segment per transaction. A refused write's
-// savepoint rolls back its queue rows with everything else; a failed COMMIT, the move with them.
-import type Database from 'better-sqlite3';
+// queue is moved into the index with one statement just before the COMMIT, in the order it
+// was written: one segment per transaction. A refused write's savepoint rolls back its queue
+// rows with everything else; a failed COMMIT, the move with them. This module makes and undoes
+// the queues (migrations); the commit group moves them, as the last step of its transaction
+// (searchQueueMover, sqlite-commit-group.ts).
 import { sql, type Kysely } from 'kysely';
 
-const QUEUE_SUFFIX = '_queue';
+/** What a search index's queue table adds to the index's name. */
+export const QUEUE_SUFFIX = '_queue';
 
 /** The queue table of the search index `name`. */
 export function queueName(name: string): string {
@@ -55,43 +57,8 @@ export async function writeSearchDirectly(db: Kysely<any>, table: string, name: 
   await sql.raw(`create trigger ${name}_update after update of ${list} on ${table} begin ${remove} ${add} end`).execute(db);
 }
 
-function moveStatement(name: string, queue: string, columns: readonly string[]): string {
+/** The statement that moves the queue into the index, in the order it was written. */
+export function moveStatement(name: string, queue: string, columns: readonly string[]): string {
   const list = columns.join(', ');
   return `insert into ${name}(${name}, rowid, ${list}) select command, row_id, ${list} from ${queue} order by seq`;
-}
-
-/**
- * Moves every search queue of `database` into its index, in the transaction open on it. The
- * queues are found in the schema (a queue is a table named after an FTS5 table, with the
- * suffix), again whenever the schema changes (a migration may add one after the start).
- */
-export function searchQueueMover(database: Database.Database): () => void {
-  const schemaVersion = database.prepare('pragma schema_version').pluck();
-  let version: unknown;
-  let moves: { move: Database.Statement; empty: Database.Statement; any: Database.Statement }[] = [];
-  const find = () => {
-    const found = database
-      .prepare(`select q.name as queue, f.name as name from sqlite_master q join sqlite_master f on q.name = f.name || '${QUEUE_SUFFIX}' where q.type = 'table' and f.type = 'table' and f.sql like '%using fts5%'`)
-      .all() as { queue: string; name: string }[];
-    moves = found.map(({ queue, name }) => {
-      const columns = (database.prepare(`select name from pragma_table_info('${queue}') where name not in ('seq', 'command', 'row_id') order by cid`).pluck().all() as string[]);
-      return {
-        move: database.prepare(moveStatement(name, queue, columns)),
-        empty: database.prepare(`delete from ${queue}`),
-        any: database.prepare(`select 1 from ${queue} limit 1`).pluck(),
-      };
-    });
-  };
-  return () => {
-    const now = schemaVersion.get();
-    if (now !== version) {
-      find();
-      version = now;
-    }
-    for (const { move, empty, any } of moves) {
-      if (any.get() === undefined) continue;
-      move.run();
-      empty.run();
-    }
-  };
 }

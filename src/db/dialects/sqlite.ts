@@ -6,13 +6,13 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, sql, type Kysely, type SqliteDialectConfig, type SqlBool } from 'kysely';
 import { ConfigError } from '../../errors/config-error.js';
-import { CommitGroup } from './sqlite-commit-group.js';
+import { CommitGroup, searchQueueMover } from './sqlite-commit-group.js';
 import { ImmediateSqliteDialect } from './sqlite-kysely-dialect.js';
 import { runStatement, statementCache } from './sqlite-statements.js';
 import { WalCheckpointer } from './sqlite-wal-checkpointer.js';
 import type { Ddl } from '../migrations/ddl.js';
 import { entryTableWithReferences, withTimestamps } from './entry-table.js';
-import { queueSearchWrites, searchQueueMover, writeSearchDirectly } from './sqlite-search-queue.js';
+import { queueSearchWrites, writeSearchDirectly } from './sqlite-search-queue.js';
 import { fileSnapshot, memorySnapshot } from './sqlite-snapshot.js';
 import type { ConnectOptions, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, OpenedDatabase, StartupFailure } from './database-dialect.js';
 

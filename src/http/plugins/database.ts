@@ -11,9 +11,8 @@ import { ConfigError } from '../../errors/config-error.js';
 import { EntryCache, ListCache } from '../../pipeline/read-through-store.js';
 import type { Registry } from '../../registry/registry.js';
 import { checkPrepared, prepareDatabase } from '../../store/prepare-database.js';
-import { DiskWatch, formatBytes, type DiskSpace } from '../../store/disk-watch.js';
 import { ResourceStore } from '../../store/resource-store.js';
-import { storageFaultOf } from '../../store/storage-health.js';
+import { DiskWatch, formatBytes, storageFaultOf, type DiskSpace } from '../../store/storage-health.js';
 import { secretsReadable } from '../../store/stored-secrets.js';
 
 declare module 'fastify' {

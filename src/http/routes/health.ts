@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError, apiError, type ErrorCode } from '../../errors/api-error.js';
 import { message, type MessageKey } from '../../messages/messages.js';
 import type { StorageFault } from '../../db/connect.js';
-import { formatBytes } from '../../store/disk-watch.js';
+import { formatBytes } from '../../store/storage-health.js';
 import { probeRoute } from './probe-route.js';
 
 // Below the usual probe timeouts (Kubernetes: 1 s default, often raised to a few seconds)
