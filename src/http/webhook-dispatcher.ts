@@ -52,6 +52,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<number, number>();
   private inFlightTotal = 0;
   private running = false;
+  private runQueued = false;
   private again = false;
   /** Whether the next look reads the change log, and whether it claims. */
   private lookForChanges = true;
@@ -130,6 +131,18 @@ export class WebhookDispatcher {
     this.lookForChanges = true;
     this.lookForDue = true;
     this.run();
+  }
+
+  // The attempts of one recording end together, one callback each: a look made at the first
+  // saw one slot free, and claimed one delivery per transaction (over a connection, a few
+  // round trips for each delivery). Looked at once they have all ended, their slots are one batch.
+  private runAfterTurn(): void {
+    if (this.runQueued) return;
+    this.runQueued = true;
+    setImmediate(() => {
+      this.runQueued = false;
+      this.run();
+    });
   }
 
   private run(): void {
@@ -230,7 +243,7 @@ export class WebhookDispatcher {
         // flight), never also the answered ones still waiting for their recording. The last
         // claim skipped this webhook while it was at its share, which it now is no more.
         if (held === this.perWebhook) this.lookForDue = true;
-        this.run();
+        this.runAfterTurn();
       });
     this.attempts.add(attempt);
   }

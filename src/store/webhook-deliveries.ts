@@ -10,8 +10,8 @@
 //   An instance that dies leaves its leases to expire; another then makes the attempt again,
 //   with the same webhook-id.
 // - finish records an attempt, only while this instance still holds the lease.
-// claim and finish commit without waiting for a disk flush where the database groups commits
-// (SQLite): both are redone if lost, and a flush per batch of attempts held the event loop,
+// claim and finish commit without waiting for a disk flush where the database lets them
+// (SQLite's commit groups, PostgreSQL's synchronous_commit): both are redone if lost, and a flush per batch of attempts held the event loop,
 // and so the API's answers, for a dead receiver's thousands of retries.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
@@ -197,7 +197,8 @@ export class WebhookDeliveries {
       .filter((candidate) => candidate.room > 0);
     // Where the free slots are fewer than the webhooks' room, the webhooks take turns first.
     const first = open.length === 0 ? 0 : this.claims++ % open.length;
-    const rows: { id: number; webhook_id: number }[] = [];
+    if (open.length > 0) await this.handle.queries.orderedClaim?.execute(tx);
+    const rows: ClaimedDelivery[] = [];
     let more = false;
     for (let turn = 0; turn < open.length; turn++) {
       const { webhook, room } = open[(first + turn) % open.length]!;
@@ -208,7 +209,7 @@ export class WebhookDeliveries {
       }
       const select = tx
         .selectFrom('webhook_deliveries')
-        .select(['id', 'webhook_id'])
+        .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
         .where('webhook_id', '=', webhook)
         .where('next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
@@ -219,30 +220,17 @@ export class WebhookDeliveries {
       // A webhook that took all its room is at its share now: the end of one of its attempts
       // looks again (the dispatcher). One the free slots held back may have more due now.
       if (found.length === wanted && wanted < room) more = true;
-      for (const row of found) rows.push({ id: Number(row.id), webhook_id: Number(row.webhook_id) });
+      for (const row of found) {
+        rows.push({ id: Number(row.id), webhookId: Number(row.webhook_id), payload: row.payload, createdAt: row.created_at, attemptsJson: row.attempts, attempts: (JSON.parse(row.attempts) as unknown[]).length });
+      }
     }
     if (rows.length === 0) return { claimed: [], more };
-    const ids = rows.map((row) => Number(row.id));
     await tx
       .updateTable('webhook_deliveries')
       .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
-      .where('id', 'in', ids)
+      .where('id', 'in', rows.map((row) => row.id))
       .execute();
-    const full = new Map((await tx.selectFrom('webhook_deliveries').select(['id', 'payload', 'created_at', 'attempts']).where('id', 'in', ids).execute()).map((row) => [Number(row.id), row]));
-    const claimed: ClaimedDelivery[] = [];
-    for (const row of rows) {
-      const found = full.get(Number(row.id));
-      if (found === undefined) continue;
-      claimed.push({
-        id: Number(row.id),
-        webhookId: Number(row.webhook_id),
-        payload: found.payload,
-        createdAt: found.created_at,
-        attemptsJson: found.attempts,
-        attempts: (JSON.parse(found.attempts) as unknown[]).length,
-      });
-    }
-    return { claimed, more };
+    return { claimed: rows, more };
   }
 
   /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
@@ -257,16 +245,21 @@ export class WebhookDeliveries {
       const recorded = new Set<number>();
       for (let start = 0; start < finished.length; start += FINISH_BATCH) {
         const chunk = finished.slice(start, start + FINISH_BATCH);
-        // The rows still held, locked where transactions run side by side: a lease that
-        // expires meanwhile cannot be claimed by another instance before this commit.
-        let held = tx.selectFrom('webhook_deliveries').select('id').where('id', 'in', chunk.map((item) => item.id)).where('lease_owner', '=', owner);
-        if (this.handle.capabilities.rowLocks) held = held.forUpdate();
-        const ids = new Set((await held.execute()).map((row) => Number(row.id)));
-        const mine = chunk.filter((item) => ids.has(item.id));
-        if (mine.length === 0) continue;
+        let mine = chunk;
+        const updateReturning = this.handle.capabilities.updateReturning;
+        if (!updateReturning) {
+          // The rows still held, locked where transactions run side by side: a lease that
+          // expires meanwhile cannot be claimed by another instance before this commit.
+          // Where an UPDATE answers the rows it changed, that UPDATE tells instead.
+          let held = tx.selectFrom('webhook_deliveries').select('id').where('id', 'in', chunk.map((item) => item.id)).where('lease_owner', '=', owner);
+          if (this.handle.capabilities.rowLocks) held = held.forUpdate();
+          const ids = new Set((await held.execute()).map((row) => Number(row.id)));
+          mine = chunk.filter((item) => ids.has(item.id));
+          if (mine.length === 0) continue;
+        }
         const byId = (value: (item: FinishedAttempt) => string | null): RawBuilder<string> =>
           sql<string>`case ${sql.ref('id')} ${sql.join(mine.map((item) => sql`when ${item.id} then ${value(item)}`), sql` `)} end`;
-        await tx
+        const update = tx
           .updateTable('webhook_deliveries')
           .set({
             attempts: byId((item) => appended(item.attemptsJson, item.attempt)),
@@ -277,9 +270,13 @@ export class WebhookDeliveries {
             lease_until: null,
           })
           .where('id', 'in', mine.map((item) => item.id))
-          .where('lease_owner', '=', owner)
-          .execute();
-        for (const item of mine) recorded.add(item.id);
+          // Only while still held (re-checked on the row's latest version where rows are locked).
+          .where('lease_owner', '=', owner);
+        if (updateReturning) for (const row of await update.returning('id').execute()) recorded.add(Number(row.id));
+        else {
+          await update.execute();
+          for (const item of mine) recorded.add(item.id);
+        }
       }
       return recorded;
     });
