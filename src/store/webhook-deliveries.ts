@@ -149,11 +149,13 @@ export class WebhookDeliveries {
         if (!this.resources.has(row.resource)) continue;
         const record = recordOf(row);
         const type = `${row.resource}.${row.action}`;
+        // One body per change, the same text for each webhook it goes to.
+        let payload: string | undefined;
         for (const hook of hooks) {
           if (record.id <= hook.since) continue;
           if (hook.resources.length > 0 && !hook.resources.includes(row.resource)) continue;
           if (hook.actions.length > 0 && !hook.actions.includes(row.action)) continue;
-          deliveries.push({ webhook_id: hook.id, change_id: record.id, type, payload: deliveryPayload(type, row.at, record.json), status: 'pending', attempts: '[]', next_attempt_at: now, lease_owner: null, lease_until: null, created_at: now, updated_at: now });
+          deliveries.push({ webhook_id: hook.id, change_id: record.id, type, payload: (payload ??= deliveryPayload(type, row.at, record.json)), status: 'pending', attempts: '[]', next_attempt_at: now, lease_owner: null, lease_until: null, created_at: now, updated_at: now });
         }
       }
       for (let start = 0; start < deliveries.length; start += 100) await tx.insertInto('webhook_deliveries').values(deliveries.slice(start, start + 100)).execute();
