@@ -259,8 +259,13 @@ export class WebhookDeliveries {
           mine = chunk.filter((item) => ids.has(item.id));
           if (mine.length === 0) continue;
         }
-        const byId = (value: (item: FinishedAttempt) => string | null): RawBuilder<string> =>
-          sql<string>`case ${sql.ref('id')} ${sql.join(mine.map((item) => sql`when ${item.id} then ${value(item)}`), sql` `)} end`;
+        // A value the attempts share (a batch of successes: status, no next attempt) is one
+        // parameter, not a CASE evaluated against every id for every row.
+        const byId = (value: (item: FinishedAttempt) => string | null): RawBuilder<string> => {
+          const first = value(mine[0]!);
+          if (mine.every((item) => value(item) === first)) return sql<string>`${first}`;
+          return sql<string>`case ${sql.ref('id')} ${sql.join(mine.map((item) => sql`when ${item.id} then ${value(item)}`), sql` `)} end`;
+        };
         const update = tx
           .updateTable('webhook_deliveries')
           .set({
