@@ -189,6 +189,15 @@ export interface DialectQueries {
    * never wait on each other nor take the same row. SQLite runs one transaction at a time:
    * the select is left as it is. */
   claimRows<DB, TB extends keyof DB, O>(select: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** The first statement of a transaction whose commit need not wait for the disk (`durable:
+   * false`: losing it in a power cut is harmless), where the server lets one transaction say
+   * so (PostgreSQL's synchronous_commit); undefined where it cannot or groups commits itself. */
+  readonly lazyCommit?: RawBuilder<unknown>;
+  /** A statement run before claimRows' selects in their transaction, where the planner must be
+   * told to read the claim's index in order rather than sort what it finds: PostgreSQL, whose
+   * statistics of a table that just grew (a backlog of deliveries written in seconds) make it
+   * collect and sort a webhook's whole backlog to take its first few rows. */
+  readonly orderedClaim?: RawBuilder<unknown>;
   /** A single create (src/store/single-create.ts) as one statement sent once, where the dialect
    * has a block of statements with variables and handlers (MariaDB's BEGIN NOT ATOMIC): in one
    * transaction, the row into `table` (its `columns`), its count share (of `shards`, the
