@@ -212,12 +212,14 @@ async function checkRule(tx: StoreTransaction | undefined, plan: WritePlan, cand
 
 async function checkReferences(tx: StoreTransaction, plan: WritePlan): Promise<FieldProblem[]> {
   const problems: FieldProblem[] = [];
-  for (const check of plan.references) {
-    const state = await tx.referenceState(check.resource, check.id);
+  if (plan.references.length === 0) return problems;
+  const states = await tx.referenceStates(plan.references);
+  plan.references.forEach((check, index) => {
+    const state = states[index];
     const params = { resource: check.resource.name, id: check.id };
     if (state === 'missing') problems.push(fieldProblem(check.field, 'field.referenceMissing', params));
     else if (state === 'deleted' && check.mustBeLive) problems.push(fieldProblem(check.field, 'field.referenceDeleted', params));
-  }
+  });
   return problems;
 }
 

@@ -16,11 +16,12 @@ import { readChanges } from './resource-counts.js';
 import { rowBatches, slottedRows } from './row-batches.js';
 import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
 import { rethrowAt, UniqueConflict, UniqueRules } from './unique-rules.js';
+import { lookUpReferenceStates, referenceKey, type ReferenceState } from './reference-states.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
 
-export type ReferenceState = 'live' | 'deleted' | 'missing';
+export type { ReferenceState } from './reference-states.js';
 
 // Ids bound in one statement: far under every backend's limit of bound values.
 const ROWS_PER_STATEMENT = 500;
@@ -32,7 +33,7 @@ export class StoreTransaction {
    * writes, then updates each count row once); each moves the table's change counter, the
    * version of its lists. */
   private readonly countChanges = new Map<CompiledResource, CountChange>();
-  private readonly referenceStates = new Map<string, ReferenceState>();
+  private readonly knownReferences = new Map<string, ReferenceState>();
   /** The change log's records of this write, handed to the transaction's tail by finish(). */
   private readonly changes: SerializedChange[] = [];
   private readonly unique: UniqueRules;
@@ -262,25 +263,19 @@ export class StoreTransaction {
     this.countChange(resource, 0, -1);
   }
 
-  /** What an entry pointed at is, looked up once per transaction: the entries of a bulk
-   * write often point at the same few (one tag, one client). */
-  async referenceState(resource: CompiledResource, id: number): Promise<ReferenceState> {
-    const key = `${resource.table}/${id}`;
-    let state = this.referenceStates.get(key);
-    if (state === undefined) {
-      state = await this.lookUpReference(resource, id);
-      this.referenceStates.set(key, state);
+  /** What the entries pointed at are, in the order of `references`: each looked up once per
+   * transaction (the entries of a bulk write often point at the same few: one tag, one
+   * client), and those not yet known in one statement (reference-states.ts). */
+  async referenceStates(references: readonly { readonly resource: CompiledResource; readonly id: number }[]): Promise<ReferenceState[]> {
+    const wanted = new Map<CompiledResource, number[]>();
+    for (const { resource, id } of references) {
+      if (this.knownReferences.has(referenceKey(resource, id))) continue;
+      const ids = wanted.get(resource);
+      if (ids === undefined) wanted.set(resource, [id]);
+      else if (!ids.includes(id)) ids.push(id);
     }
-    return state;
-  }
-
-  private async lookUpReference(resource: CompiledResource, id: number): Promise<ReferenceState> {
-    const columns = resource.deletion.mode === 'soft' ? ['id', resource.deletion.liveColumn] : ['id'];
-    const query = this.templates.get(`reference ${resource.table}`, (slot) => this.db.selectFrom(resource.table).select(columns).where('id', '=', slot(0)));
-    const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
-    if (row === undefined) return 'missing';
-    if (resource.deletion.mode === 'soft' && row[resource.deletion.liveColumn] === null) return 'deleted';
-    return 'live';
+    await lookUpReferenceStates(this.db, this.templates, wanted, this.knownReferences);
+    return references.map(({ resource, id }) => this.knownReferences.get(referenceKey(resource, id))!);
   }
 
   /** Ids of the entries of `resource` whose `field` points at `id`, at most `max`. */
