@@ -3,11 +3,15 @@
 // DatabaseCapabilities.insertSkipsConflicts and modifyingWith; MariaDB: a block of statements,
 // DialectQueries.singleCreate): the entry's row, its count share and its pending change record
 // commit together in one round trip, instead of four on PostgreSQL (BEGIN, the insert, the
-// count share and record, COMMIT) and five on MariaDB. Taken only by the plain case: no
-// reference to check, no link row to write, every column of the entry's row written by the
-// service (so that the change record's `after` can be known before the row is stored). Any
-// other create, and one whose unique values are taken (no row comes back, nothing is
-// written), runs as a transaction as before: that path names the rule (409).
+// count share and record, COMMIT) and five on MariaDB. Taken when every column of the entry's
+// row is written by the service (so that the change record's `after` can be known before the
+// row is stored), and on MariaDB only without references and link rows. On PostgreSQL the
+// statement also checks the entries pointed at (the row is inserted only if each is there,
+// and live where it must be) and writes the link rows (a set's ids unnested), so that a
+// server created with tags is one round trip too, instead of seven. Any other create, and one
+// whose unique values are taken or whose references fail (no row comes back, nothing is
+// written), runs as a transaction as before: that path names the rule (409) or the reference
+// (422).
 //
 // The change record is the one the transaction would write: its `after` is the entry as
 // responses show it, serialized here with a stand-in id, and the database puts the row's id
@@ -40,6 +44,28 @@ const STAND_IN_TEXT = `"id":${STAND_IN_ID}`;
 const RECORD_SLOTS = ['at', 'action', 'resource', 'actor', 'request_id', 'after_head', 'after_tail', 'secrets_changed_json'] as const;
 const ROW_SLOT = 3 + RECORD_SLOTS.length;
 
+/** An entry the create points at (a reference check of the write's plan). */
+export interface PointedAt {
+  readonly resource: CompiledResource;
+  readonly id: number;
+  /** A soft-deleted entry does not do. */
+  readonly mustBeLive: boolean;
+}
+
+/** The ids of a table pointed at, of one kind of check. */
+interface ReferenceGroup {
+  readonly resource: CompiledResource;
+  readonly mustBeLive: boolean;
+  readonly ids: number[];
+}
+
+/** What the statement writes and checks beyond the row: the link sets with ids (field name and
+ * its ids), the groups of references. */
+interface Extras {
+  readonly links: readonly (readonly [name: string, ids: readonly number[]])[];
+  readonly references: readonly ReferenceGroup[];
+}
+
 export class SingleCreate {
   /** The dialect's statements (DialectQueries.singleCreate), by table and columns. */
   private readonly compounds = new Map<string, SingleCreateStatement>();
@@ -61,11 +87,25 @@ export class SingleCreate {
   /** Stores the entry of `values` and its change record, committed, and returns the entry;
    * undefined when this create is not of the plain shape, or when its unique values are taken
    * (then nothing was written: the caller runs it as a transaction). */
-  async create(resource: CompiledResource, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
+  async create(
+    resource: CompiledResource,
+    values: Record<string, unknown>,
+    now: string,
+    author: Author,
+    secretsChanged: readonly string[],
+    pointedAt: readonly PointedAt[],
+  ): Promise<Entry | undefined> {
+    // The WITH clause can check references and write link rows; the compound statement cannot.
+    const withClause = this.context.handle.queries.singleCreate === undefined;
+    const links: [string, readonly number[]][] = [];
     for (const [name] of resource.linkedFields) {
       const ids = values[name];
-      if (ids !== undefined && !(Array.isArray(ids) && ids.length === 0)) return undefined;
+      if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) continue;
+      if (!withClause || !Array.isArray(ids)) return undefined;
+      links.push([name, ids as number[]]);
     }
+    if (pointedAt.length > 0 && !withClause) return undefined;
+    const references = referenceGroups(pointedAt);
     const row: Row = encodeValues(resource, values, this.context.secrets);
     row.created_at = now;
     row.updated_at = now;
@@ -87,18 +127,19 @@ export class SingleCreate {
     const tail = text.slice(at + digits.length);
 
     const record = { at: new Date().toISOString(), action: 'create', resource: resource.name, actor: author.actor, requestId: author.requestId, afterHead: head, afterTail: tail, secretsChanged: JSON.stringify(secretsChanged) };
-    const id = await this.write(resource, columns, { row: rowValues, table: resource.table, total: 1, live: 1, record });
+    const id = await this.write(resource, columns, { row: rowValues, table: resource.table, total: 1, live: 1, record }, { links, references });
     if (id === undefined) return undefined;
     entry.id = id;
     return entry;
   }
 
-  /** Runs the statement; the new row's id, or undefined when a unique value was taken. */
-  private async write(resource: CompiledResource, columns: readonly string[], values: SingleCreateValues): Promise<number | undefined> {
-    const { db, queries } = this.context.handle;
-    const key = `single create ${resource.table} ${columns.join(',')}`;
+  /** Runs the statement; the new row's id, or undefined when a unique value was taken or a
+   * reference failed (nothing written then). */
+  private async write(resource: CompiledResource, columns: readonly string[], values: SingleCreateValues, extras: Extras): Promise<number | undefined> {
+    const { db, queries, failureOf } = this.context.handle;
     let stored: { id?: unknown } | undefined;
     if (queries.singleCreate !== undefined) {
+      const key = `single create ${resource.table} ${columns.join(',')}`;
       let statement = this.compounds.get(key);
       if (statement === undefined) {
         statement = queries.singleCreate(resource.table, columns, COUNT_SHARDS);
@@ -110,9 +151,21 @@ export class SingleCreate {
       stored = Array.isArray(first) ? first[0] : undefined;
     } else {
       const { record } = values;
-      const query = this.context.templates.get(key, (slot) => this.statement(resource, columns, slot));
-      const slots = [values.total, values.live, values.table, record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged];
-      stored = (await query.execute(db, [...slots, ...values.row])).rows[0] as { id?: unknown } | undefined;
+      const links = extras.links.map(([name]) => name).join(',');
+      const references = extras.references.map((group) => `${group.resource.table}${group.mustBeLive ? '!' : ''}`).join(',');
+      const key = `single create ${resource.table} ${columns.join(',')} links ${links} references ${references}`;
+      const query = this.context.templates.get(key, (slot) => this.statement(resource, columns, extras, slot));
+      const slots: unknown[] = [values.total, values.live, values.table, record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged, ...values.row];
+      for (const [, ids] of extras.links) slots.push(ids);
+      for (const group of extras.references) slots.push(group.ids, group.ids.length);
+      try {
+        stored = (await query.execute(db, slots)).rows[0] as { id?: unknown } | undefined;
+      } catch (error) {
+        // An entry pointed at was deleted after the check (a link row's foreign key): the
+        // transaction names it.
+        if (extras.links.length > 0 && failureOf(error) === 'foreign-key') return undefined;
+        throw error;
+      }
     }
     return stored === undefined ? undefined : Number(stored.id);
   }
@@ -120,7 +173,7 @@ export class SingleCreate {
   /** WITH ins AS (INSERT … ON CONFLICT DO NOTHING RETURNING …), share AS (its count share, if
    * a row was inserted), own AS (the table's own count row, if the share's row is missing),
    * change AS (INSERT INTO change_log_pending SELECT … FROM ins) SELECT id FROM ins. */
-  private statement(resource: CompiledResource, columns: readonly string[], slot: (index: number) => any) {
+  private statement(resource: CompiledResource, columns: readonly string[], extras: Extras, slot: (index: number) => any) {
     const db = this.context.handle.db as Kysely<any>;
     const inserted = (eb: any) => eb.exists(eb.selectFrom('ins').select(sql.lit(1).as('one')));
     const recordSlot = (name: (typeof RECORD_SLOTS)[number]) => slot(3 + RECORD_SLOTS.indexOf(name));
@@ -136,14 +189,37 @@ export class SingleCreate {
       after_json: sql`${text('after_head')} || cast(${sql.ref('ins.id')} as text) || ${text('after_tail')}`,
       secrets_changed_json: text('secrets_changed_json'),
     };
-    return db
-      .with('ins', (q) =>
-        q
-          .insertInto(resource.table)
-          .values(Object.fromEntries(columns.map((column, index) => [column, slot(ROW_SLOT + index)])))
-          .onConflict((conflict) => conflict.doNothing())
-          .returning('id'),
-      )
+    const rowSlots = columns.map((_, index) => slot(ROW_SLOT + index));
+    let next = ROW_SLOT + columns.length;
+    const linkSlots = extras.links.map(() => slot(next++));
+    // Each group: as many of its ids found (and live where they must be) as it has.
+    const checks = extras.references.map((group) => {
+      const ids = slot(next++);
+      const count = slot(next++);
+      const { deletion } = group.resource;
+      const live = group.mustBeLive && deletion.mode === 'soft' ? sql` and ${sql.ref(deletion.liveColumn)} is not null` : sql``;
+      return sql`(select count(*) from ${sql.table(group.resource.table)} where id = any(cast(${ids} as integer[]))${live}) = ${count}`;
+    });
+    let statement = db.with('ins', (q) => {
+      const insert = q.insertInto(resource.table);
+      const filled =
+        checks.length === 0
+          ? insert.values(Object.fromEntries(columns.map((column, index) => [column, rowSlots[index]])))
+          : insert.columns(columns as any).expression(sql`select ${sql.join(rowSlots)} where ${sql.join(checks, sql` and `)}`);
+      return filled.onConflict((conflict) => conflict.doNothing()).returning('id');
+    });
+    extras.links.forEach(([name], index) => {
+      const link = resource.fields[name]!.link!;
+      const flag = link.ownerDeletedColumn;
+      // A new entry is live: its link rows copy that (link-rows.ts).
+      const target = [link.ownerColumn, link.targetColumn, ...(flag === undefined ? [] : [flag])];
+      statement = statement.with(`link_${index}`, (q) =>
+        (q.insertInto(link.table) as any)
+          .columns(target)
+          .expression(sql`select ${sql.ref('ins.id')}, t.id${flag === undefined ? sql`` : sql`, 0`} from ins cross join unnest(cast(${linkSlots[index]} as integer[])) as t(id)`),
+      ) as any;
+    });
+    return statement
       .with('share', (q) => (countShareUpdate(q as any, slot, this.countShard) as any).where(inserted).returning('shard'))
       .with('own', (q) =>
         (countRowUpdate(q as any, slot) as any).where(inserted).where((eb: any) => eb.not(eb.exists(eb.selectFrom('share').select(sql.lit(1).as('one'))))),
@@ -163,4 +239,15 @@ export class SingleCreate {
 function withLinks(resource: CompiledResource, entry: Entry, values: Record<string, unknown>): Entry {
   for (const [name] of resource.linkedFields) entry[name] = (values[name] as number[] | undefined) ?? [];
   return entry;
+}
+
+/** The references grouped by table and check, each id once. */
+function referenceGroups(pointedAt: readonly PointedAt[]): ReferenceGroup[] {
+  const groups: ReferenceGroup[] = [];
+  for (const { resource, id, mustBeLive } of pointedAt) {
+    let group = groups.find((candidate) => candidate.resource === resource && candidate.mustBeLive === mustBeLive);
+    if (group === undefined) groups.push((group = { resource, mustBeLive, ids: [] }));
+    if (!group.ids.includes(id)) group.ids.push(id);
+  }
+  return groups;
 }
