@@ -170,6 +170,7 @@ export async function write(tx: StoreTransaction, plan: WritePlan): Promise<Entr
  * done so (nothing written): run write(), which names what was refused. */
 async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<Entry | undefined> {
   if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
+  if (plan.references.length > 0 && !context.store.createsAlonePointing) return undefined;
   const candidate: Record<string, unknown> = { ...plan.values };
   const problems = await checkRule(undefined, plan, candidate);
   if (problems.length > 0) throw validationFailed(problems);

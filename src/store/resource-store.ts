@@ -142,6 +142,11 @@ export class ResourceStore {
     return this.singleCreate !== undefined;
   }
 
+  /** Whether those may point at other entries (references, sets). */
+  get createsAlonePointing(): boolean {
+    return this.singleCreate?.checksReferences === true;
+  }
+
   /** A create of an entry in one autocommitted statement, with its count and change record
    * (single-create.ts); undefined when it cannot be done so and nothing was written: run it
    * with `transaction` then. Acknowledged, like a transaction, once its record has its id. */

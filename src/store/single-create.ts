@@ -84,6 +84,12 @@ export class SingleCreate {
     return oneStatement && capabilities.numbersChangesAfterCommit && countShard !== undefined;
   }
 
+  /** Whether creates that point at other entries or carry sets can be done so (the WITH
+   * clause checks them and writes the link rows; the compound statement cannot). */
+  get checksReferences(): boolean {
+    return this.context.handle.queries.singleCreate === undefined;
+  }
+
   /** Stores the entry of `values` and its change record, committed, and returns the entry;
    * undefined when this create is not of the plain shape, or when its unique values are taken
    * (then nothing was written: the caller runs it as a transaction). */
@@ -95,8 +101,7 @@ export class SingleCreate {
     secretsChanged: readonly string[],
     pointedAt: readonly PointedAt[],
   ): Promise<Entry | undefined> {
-    // The WITH clause can check references and write link rows; the compound statement cannot.
-    const withClause = this.context.handle.queries.singleCreate === undefined;
+    const withClause = this.checksReferences;
     const links: [string, readonly number[]][] = [];
     for (const [name] of resource.linkedFields) {
       const ids = values[name];
@@ -161,9 +166,9 @@ export class SingleCreate {
       try {
         stored = (await query.execute(db, slots)).rows[0] as { id?: unknown } | undefined;
       } catch (error) {
-        // An entry pointed at was deleted after the check (a link row's foreign key): the
-        // transaction names it.
-        if (extras.links.length > 0 && failureOf(error) === 'foreign-key') return undefined;
+        // An entry pointed at was deleted after the check (a foreign key of the row or of a
+        // link row): the transaction names it.
+        if ((extras.links.length > 0 || extras.references.length > 0) && failureOf(error) === 'foreign-key') return undefined;
         throw error;
       }
     }
