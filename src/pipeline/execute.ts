@@ -155,11 +155,13 @@ export function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   return tx.writeEntry(plan, ifMatchPrecondition(plan.ifMatch));
 }
 
-/** A create as one statement, where the store can (ReadThroughStore.createAlone): one with no
- * reference to look up, checked by the same rule and storing the same values as write(), and
- * recording the same change. Undefined when it was not done so (nothing written): run write(). */
+/** A create as one statement, where the store can (ReadThroughStore.createAlone): checked by
+ * the same rule and storing the same values as write(), its references checked by the
+ * statement where the store can, and recording the same change. Undefined when it was not
+ * done so (nothing written): run write(), which names what was refused. */
 async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<Entry | undefined> {
-  if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.references.length > 0 || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
+  if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
+  if (plan.references.length > 0 && !context.store.createsAlonePointing) return undefined;
   const values = await newEntryValues(plan);
   return context.cached.createAlone(plan, values, now(), secretsChangedBy(plan.resource, values));
 }

@@ -202,9 +202,9 @@ export interface DialectQueries {
    * has a block of statements with variables and handlers (MariaDB's BEGIN NOT ATOMIC): in one
    * transaction, the row into `table` (its `columns`), its count share (of `shards`, the
    * connection's, as countShard) or else the table's own count row, and its pending change
-   * record; then the new row's `returned` columns, read after the commit. A unique value taken
-   * rolls it back and gives no row. Undefined elsewhere (PostgreSQL's is a WITH clause). */
-  readonly singleCreate?: (table: string, columns: readonly string[], returned: readonly string[], shards: number) => SingleCreateStatement;
+   * record; then, after the commit, a row of the new row's `id`. A unique value taken rolls it
+   * back and gives no row. Undefined elsewhere (PostgreSQL's is a WITH clause). */
+  readonly singleCreate?: (table: string, columns: readonly string[], shards: number) => SingleCreateStatement;
   /** A change sequencer run in one statement (src/store/change-sequencer.ts), where the dialect
    * can: it locks change_log_state's row, moves up to `batch` committed records of
    * change_log_pending to change_log with the next ids, moves last_id and signals the commit
