@@ -86,7 +86,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         err: serializeError,
       },
     },
-    logController: new RequestLogController(),
+    logController: new RequestLogController(logLines),
     childLoggerFactory: requestLogger,
     // A request that reaches an open connection while stopping is served (with Connection:
     // close) rather than refused with Fastify's own 503 body, which is not problem+json.
