@@ -28,8 +28,9 @@ export interface DatabaseHandle extends DialectFacilities {
   readonly description: string;
   /** Runs `work` in a transaction (grouped with others where the dialect says so): committed
    * if it resolves, rolled back if it throws. `durable: false` where losing the commit in a
-   * power cut is harmless (sqlite-commit-group.ts); every commit is durable where the dialect does not
-   * group. `newTail`: makes the transaction's tail (TransactionTail), given to the work and
+   * power cut is harmless: SQLite's commit group then skips the fsync (sqlite-commit-group.ts),
+   * PostgreSQL the wait for the WAL's flush (the dialect's lazyCommit); MariaDB's commits are
+   * all as its server is set. `newTail`: makes the transaction's tail (TransactionTail), given to the work and
    * written after it, before the COMMIT; every tail on a handle is of one kind, the store's. */
   transaction<T>(work: (tx: Transaction<Database>) => Promise<T>, durable?: boolean): Promise<T>;
   transaction<T, Tail extends TransactionTail>(work: TransactionWork<T, Tail>, durable: boolean | undefined, newTail: () => Tail): Promise<T>;
@@ -106,7 +107,14 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
     throw startupError(dialect, description, error);
   }
   const db = new Kysely<Database>({ dialect: opened.dialect });
-  const runTransaction: TransactionRunner = opened.transactions?.(db) ?? ((work, _durable, newTail) => db.transaction().execute((tx) => alone(tx, work, newTail)));
+  const lazyCommit = dialect.queries.lazyCommit;
+  const runTransaction: TransactionRunner =
+    opened.transactions?.(db) ??
+    ((work, durable, newTail) =>
+      db.transaction().execute(async (tx) => {
+        if (durable === false && lazyCommit !== undefined) await lazyCommit.execute(tx);
+        return alone(tx, work, newTail);
+      }));
   const { dialect: _kyselyDialect, transactions: _transactions, ...facilities } = opened;
   return {
     ...facilities,

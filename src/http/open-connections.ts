@@ -6,9 +6,14 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 interface State {
+  readonly socket: Socket;
   /** Requests received and not yet answered (more than one when the client pipelines). */
   busy: number;
 }
+
+/** A response's connection state, kept on the response for the one listener all responses share. */
+const STATE = Symbol('open-connections state');
+type TrackedResponse = ServerResponse & { [STATE]?: State };
 
 export class OpenConnections {
   private readonly states = new Map<Socket, State>();
@@ -19,23 +24,33 @@ export class OpenConnections {
   constructor(server: Server) {
     server.on('connection', (socket: Socket) => {
       this.acceptedCount++;
-      this.states.set(socket, { busy: 0 });
+      this.states.set(socket, { socket, busy: 0 });
       this.idle.add(socket);
       socket.once('close', () => {
         this.states.delete(socket);
         this.idle.delete(socket);
       });
     });
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    // One listener for every response, not a new closure (and `once` wrapper) per request:
+    // this runs on every request. The state is taken off at the first close, as `once` would.
+    const closed = (response: TrackedResponse): void => {
+      const state = response[STATE];
+      if (state === undefined) return;
+      response[STATE] = undefined;
+      state.busy--;
+      if (state.busy === 0 && this.states.has(state.socket)) this.idle.add(state.socket);
+    };
+    function onClose(this: TrackedResponse): void {
+      closed(this);
+    }
+    server.on('request', (request: IncomingMessage, response: TrackedResponse) => {
       const socket = request.socket;
       const state = this.states.get(socket);
       if (state === undefined) return;
       state.busy++;
       this.idle.delete(socket);
-      response.once('close', () => {
-        state.busy--;
-        if (state.busy === 0 && this.states.has(socket)) this.idle.add(socket);
-      });
+      response[STATE] = state;
+      response.on('close', onClose);
     });
   }
 

@@ -30,6 +30,10 @@ const PRUNE_EVERY_MIN_MS = 100;
 /** Where the database runs on the event loop (SQLite), the claims and recordings take at most
  * this share of its time: the rest is the API's. */
 const LOOP_SHARE = 0.25;
+/** After a commit, the change log is read this long after the last read at the soonest: under
+ * a stream of writes one fan-out (a transaction; on SQLite an fsync on the event loop) then
+ * takes the changes of several commits instead of one each. */
+const FAN_OUT_SPACING_MS = 20;
 
 /** An attempt's result waiting to be recorded, with the webhook it went to. */
 interface Ended {
@@ -52,6 +56,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Map<number, number>();
   private inFlightTotal = 0;
   private running = false;
+  private runQueued = false;
   private again = false;
   /** Whether the next look reads the change log, and whether it claims. */
   private lookForChanges = true;
@@ -63,6 +68,10 @@ export class WebhookDispatcher {
   /** No claim before this time (performance.now()): the pacing of LOOP_SHARE. */
   private quietUntil = 0;
   private paced: NodeJS.Timeout | undefined;
+  /** When the change log was last read (performance.now()), and the wake after a commit that
+   * waits for FAN_OUT_SPACING_MS. */
+  private lastReadAt = -Infinity;
+  private spaced: NodeJS.Timeout | undefined;
   private readonly attempts = new Set<Promise<void>>();
   private ended: Ended[] = [];
   private recording: Promise<void> | undefined;
@@ -105,7 +114,15 @@ export class WebhookDispatcher {
   /** After a commit of this process: a look at its changes, unless no webhook is enabled (as
    * this process knows; the poll corrects it for other instances' webhook writes). */
   changesCommitted(): void {
-    if (this.store.mayDeliver) this.wake();
+    if (!this.store.mayDeliver) return;
+    const wait = this.lastReadAt + FAN_OUT_SPACING_MS - performance.now();
+    if (wait <= 0) return this.wake();
+    if (this.spaced !== undefined) return;
+    this.spaced = setTimeout(() => {
+      this.spaced = undefined;
+      this.wake();
+    }, Math.ceil(wait));
+    this.spaced.unref();
   }
 
   private pruneIfDue(): void {
@@ -121,6 +138,7 @@ export class WebhookDispatcher {
     this.stopped = true;
     clearInterval(this.poll);
     clearTimeout(this.paced);
+    clearTimeout(this.spaced);
     await Promise.allSettled([...this.attempts]);
     while (this.recording !== undefined) await this.recording;
   }
@@ -130,6 +148,18 @@ export class WebhookDispatcher {
     this.lookForChanges = true;
     this.lookForDue = true;
     this.run();
+  }
+
+  // The attempts of one recording end together, one callback each: a look made at the first
+  // saw one slot free, and claimed one delivery per transaction (over a connection, a few
+  // round trips for each delivery). Looked at once they have all ended, their slots are one batch.
+  private runAfterTurn(): void {
+    if (this.runQueued) return;
+    this.runQueued = true;
+    setImmediate(() => {
+      this.runQueued = false;
+      this.run();
+    });
   }
 
   private run(): void {
@@ -156,6 +186,7 @@ export class WebhookDispatcher {
     try {
       if (this.lookForChanges) {
         this.lookForChanges = false;
+        this.lastReadAt = performance.now();
         if (await this.deliveries.behind()) {
           while ((await this.deliveries.fanOut()) && !this.stopped);
           this.lookForDue = true;
@@ -230,7 +261,7 @@ export class WebhookDispatcher {
         // flight), never also the answered ones still waiting for their recording. The last
         // claim skipped this webhook while it was at its share, which it now is no more.
         if (held === this.perWebhook) this.lookForDue = true;
-        this.run();
+        this.runAfterTurn();
       });
     this.attempts.add(attempt);
   }

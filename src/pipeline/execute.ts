@@ -69,25 +69,41 @@ function now(): string {
   return new Date().toISOString();
 }
 
-export async function execute(context: ExecutionContext, plan: Plan): Promise<Result> {
+/** A plan's result. The reads the caches answer (an entry, an unchanged list, a kept list) are
+ * returned as they are, not in a promise: the requests dashboards poll most then cost no turn of
+ * the microtask queue on their way to the connection (the route sends them in the same call). */
+export function execute(context: ExecutionContext, plan: Plan): Result | Promise<Result> {
+  switch (plan.action) {
+    case 'list':
+      return executeList(context, plan);
+    case 'read': {
+      const answer = context.cached.entry(plan.resource, plan.id);
+      return answer instanceof Promise ? answer.then((read) => ({ action: 'read', plan, answer: read })) : { action: 'read', plan, answer };
+    }
+    default:
+      return executeOther(context, plan);
+  }
+}
+
+function executeList(context: ExecutionContext, plan: ListPlan): Result | Promise<Result> {
+  // The version is read before the page, so a tag never claims a newer state than its body.
+  const version = context.cached.listVersion(plan.resource);
+  return typeof version === 'string' ? listResult(context, plan, version) : version.then((read) => listResult(context, plan, read));
+}
+
+function listResult(context: ExecutionContext, plan: ListPlan, version: string): Result | Promise<Result> {
   const { cached } = context;
+  const etag = listTag(plan.resource, version, plan.list);
+  if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
+  const kept = cached.keptList(etag);
+  if (kept !== undefined) return { action: 'list', plan, etag, body: kept };
+  const page = () => cached.list(plan, etag);
+  return (context.heavyWork !== undefined && plan.heavy ? context.heavyWork.run(page) : page()).then((body) => ({ action: 'list', plan, etag, body }));
+}
+
+async function executeOther(context: ExecutionContext, plan: Exclude<Plan, ListPlan | ReadPlan>): Promise<Result> {
   if (isWebhookAction(plan)) return executeWebhookPlan(context.webhooks, plan);
   switch (plan.action) {
-    case 'list': {
-      // The version is read before the page, so a tag never claims a newer state than its body.
-      const version = cached.listVersion(plan.resource);
-      const etag = listTag(plan.resource, typeof version === 'string' ? version : await version, plan.list);
-      if (plan.ifNoneMatch !== undefined && !ifNoneMatchHolds(plan.ifNoneMatch, etag)) return { action: 'list unchanged', plan, etag };
-      const kept = cached.keptList(etag);
-      if (kept !== undefined) return { action: 'list', plan, etag, body: kept };
-      const page = () => cached.list(plan, etag);
-      const body = context.heavyWork !== undefined && plan.heavy ? await context.heavyWork.run(page) : await page();
-      return { action: 'list', plan, etag, body };
-    }
-    case 'read': {
-      const answer = cached.entry(plan.resource, plan.id);
-      return { action: 'read', plan, answer: answer instanceof Promise ? await answer : answer };
-    }
     case 'create':
     case 'update': {
       const alone = plan.action === 'create' ? await createAlone(context, plan) : undefined;
@@ -140,11 +156,13 @@ export function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
   return tx.writeEntry(plan, ifMatchPrecondition(plan.ifMatch));
 }
 
-/** A create as one statement, where the store can (ReadThroughStore.createAlone): one with no
- * reference to look up, checked by the same rule and storing the same values as write(), and
- * recording the same change. Undefined when it was not done so (nothing written): run write(). */
+/** A create as one statement, where the store can (ReadThroughStore.createAlone): checked by
+ * the same rule and storing the same values as write(), its references checked by the
+ * statement where the store can, and recording the same change. Undefined when it was not
+ * done so (nothing written): run write(), which names what was refused. */
 async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<Entry | undefined> {
-  if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.references.length > 0 || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
+  if (context.readOnly || plan.dryRun || plan.id !== undefined || plan.linkChanges.length > 0 || !context.store.createsAlone) return undefined;
+  if (plan.references.length > 0 && !context.store.createsAlonePointing) return undefined;
   const values = await newEntryValues(plan);
   return context.cached.createAlone(plan, values, now(), secretsChangedBy(plan.resource, values));
 }

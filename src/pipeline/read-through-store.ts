@@ -273,7 +273,7 @@ export class ReadThroughStore {
   async createAlone(plan: WritePlan, values: Record<string, unknown>, now: string, secretsChanged: readonly string[]): Promise<Entry | undefined> {
     this.forget([plan]);
     try {
-      return await this.store.createAlone(plan.resource, values, now, plan.author, secretsChanged);
+      return await this.store.createAlone(plan.resource, values, now, plan.author, secretsChanged, plan.references);
     } finally {
       this.forget([plan]);
     }

@@ -19,7 +19,7 @@ import { QueryTemplates } from './query-templates.js';
 import { COUNT_SHARDS, probeWrite, readChanges, readCount } from './resource-counts.js';
 import { StorageHealth, storageFaultOf, type DiskSpace, type DiskWatch } from './storage-health.js';
 import type { StoreContext } from './store-context.js';
-import { SingleCreate } from './single-create.js';
+import { SingleCreate, type PointedAt } from './single-create.js';
 import { StoreTransaction } from './store-transaction.js';
 import { WriteTail, type ChangeReceipt } from './write-tail.js';
 
@@ -143,15 +143,27 @@ export class ResourceStore {
     return this.singleCreate !== undefined;
   }
 
+  /** Whether those may point at other entries (references, sets). */
+  get createsAlonePointing(): boolean {
+    return this.singleCreate?.checksReferences === true;
+  }
+
   /** A create of an entry in one autocommitted statement, with its count and change record
    * (single-create.ts); undefined when it cannot be done so and nothing was written: run it
    * with `transaction` then. Acknowledged, like a transaction, once its record has its id. */
-  async createAlone(resource: CompiledResource, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
+  async createAlone(
+    resource: CompiledResource,
+    values: Record<string, unknown>,
+    now: string,
+    author: Author,
+    secretsChanged: readonly string[],
+    pointedAt: readonly PointedAt[],
+  ): Promise<Entry | undefined> {
     if (this.singleCreate === undefined) return undefined;
     this.disk?.refuseWriteIfFlooded();
     let entry: Entry | undefined;
     try {
-      entry = await this.singleCreate.create(resource, values, now, author, secretsChanged);
+      entry = await this.singleCreate.create(resource, values, now, author, secretsChanged, pointedAt);
     } catch (error) {
       this.health.failed(error);
       throw error;

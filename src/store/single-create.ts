@@ -3,17 +3,28 @@
 // DatabaseCapabilities.insertSkipsConflicts and modifyingWith; MariaDB: a block of statements,
 // DialectQueries.singleCreate): the entry's row, its count share and its pending change record
 // commit together in one round trip, instead of four on PostgreSQL (BEGIN, the insert, the
-// count share and record, COMMIT) and five on MariaDB. Taken only by the plain case: no
-// reference to check, no link row to write, every column of the entry's row written by the
-// service (so that the change record's `after` can be known before the row is stored). Any
-// other create, and one whose unique values are taken (no row comes back, nothing is
-// written), runs as a transaction as before: that path names the rule (409).
+// count share and record, COMMIT) and five on MariaDB. Taken when every column of the entry's
+// row is written by the service (so that the change record's `after` can be known before the
+// row is stored), and on MariaDB only without references and link rows. On PostgreSQL the
+// statement also checks the entries pointed at (the row is inserted only if each is there,
+// and live where it must be) and writes the link rows (a set's ids unnested), so that a
+// server created with tags is one round trip too, instead of seven. Any other create, and one
+// whose unique values are taken or whose references fail (no row comes back, nothing is
+// written), runs as a transaction as before: that path names the rule (409) or the reference
+// (422).
 //
 // The change record is the one the transaction would write: its `after` is the entry as
 // responses show it, serialized here with a stand-in id, and the database puts the row's id
 // in its place. It goes to change_log_pending like every other record on this backend, and the
 // change sequencer numbers it after the statement returns (committed by then), so the change
 // feed's proof (change-sequencer.ts) holds as it is.
+//
+// The statement gives back the new row's id only, and the answer is the record's entry with
+// that id: every shown column was written from the values here, so the row holds them (a
+// column that changed a value on the way in would be a defect of its type, and the tests
+// compare the answer with a later GET for that). Reading the row back cost the database its
+// columns on the way out, and the service their parsing and a second decoding and
+// serialization of the entry.
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SingleCreateStatement, SingleCreateValues } from '../db/connect.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
@@ -33,8 +44,29 @@ const STAND_IN_TEXT = `"id":${STAND_IN_ID}`;
 const RECORD_SLOTS = ['at', 'action', 'resource', 'actor', 'request_id', 'after_head', 'after_tail', 'secrets_changed_json'] as const;
 const ROW_SLOT = 3 + RECORD_SLOTS.length;
 
+/** An entry the create points at (a reference check of the write's plan). */
+export interface PointedAt {
+  readonly resource: CompiledResource;
+  readonly id: number;
+  /** A soft-deleted entry does not do. */
+  readonly mustBeLive: boolean;
+}
+
+/** The ids of a table pointed at, of one kind of check. */
+interface ReferenceGroup {
+  readonly resource: CompiledResource;
+  readonly mustBeLive: boolean;
+  readonly ids: number[];
+}
+
+/** What the statement writes and checks beyond the row: the link sets with ids (field name and
+ * its ids), the groups of references. */
+interface Extras {
+  readonly links: readonly (readonly [name: string, ids: readonly number[]])[];
+  readonly references: readonly ReferenceGroup[];
+}
+
 export class SingleCreate {
-  private warned = false;
   /** The dialect's statements (DialectQueries.singleCreate), by table and columns. */
   private readonly compounds = new Map<string, SingleCreateStatement>();
 
@@ -52,22 +84,46 @@ export class SingleCreate {
     return oneStatement && capabilities.numbersChangesAfterCommit && countShard !== undefined;
   }
 
-  /** Stores the entry of `values` and its change record, committed, and returns it; undefined
-   * when this create is not of the plain shape, or when its unique values are taken (then
-   * nothing was written: the caller runs it as a transaction). */
-  async create(resource: CompiledResource, values: Record<string, unknown>, now: string, author: Author, secretsChanged: readonly string[]): Promise<Entry | undefined> {
-    const row: Row = { ...encodeValues(resource, values, this.context.secrets), created_at: now, updated_at: now };
-    if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
+  /** Whether creates that point at other entries or carry sets can be done so (the WITH
+   * clause checks them and writes the link rows; the compound statement cannot). */
+  get checksReferences(): boolean {
+    return this.context.handle.queries.singleCreate === undefined;
+  }
+
+  /** Stores the entry of `values` and its change record, committed, and returns the entry;
+   * undefined when this create is not of the plain shape, or when its unique values are taken
+   * (then nothing was written: the caller runs it as a transaction). */
+  async create(
+    resource: CompiledResource,
+    values: Record<string, unknown>,
+    now: string,
+    author: Author,
+    secretsChanged: readonly string[],
+    pointedAt: readonly PointedAt[],
+  ): Promise<Entry | undefined> {
+    const withClause = this.checksReferences;
+    const links: [string, readonly number[]][] = [];
     for (const [name] of resource.linkedFields) {
       const ids = values[name];
-      if (ids !== undefined && !(Array.isArray(ids) && ids.length === 0)) return undefined;
+      if (ids === undefined || (Array.isArray(ids) && ids.length === 0)) continue;
+      if (!withClause || !Array.isArray(ids)) return undefined;
+      links.push([name, ids as number[]]);
     }
+    if (pointedAt.length > 0 && !withClause) return undefined;
+    const references = referenceGroups(pointedAt);
+    const row: Row = encodeValues(resource, values, this.context.secrets);
+    row.created_at = now;
+    row.updated_at = now;
+    if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     // Every shown column written by the service: nothing left to a database default.
     for (const [name, field] of resource.shownFields) {
       if (name !== 'id' && field.link === undefined && !(field.column in row)) return undefined;
     }
-    const after = withLinks(resource, decodeEntry(resource, { ...row, id: STAND_IN_ID }), values);
-    const text = JSON.stringify(after);
+    const columns = Object.keys(row);
+    const rowValues = Object.values(row);
+    row.id = STAND_IN_ID;
+    const entry = withLinks(resource, decodeEntry(resource, row), values);
+    const text = JSON.stringify(entry);
     const digits = String(STAND_IN_ID);
     const found = text.indexOf(STAND_IN_TEXT);
     const at = found + STAND_IN_TEXT.length - digits.length;
@@ -75,48 +131,55 @@ export class SingleCreate {
     const head = text.slice(0, at);
     const tail = text.slice(at + digits.length);
 
-    const columns = Object.keys(row);
     const record = { at: new Date().toISOString(), action: 'create', resource: resource.name, actor: author.actor, requestId: author.requestId, afterHead: head, afterTail: tail, secretsChanged: JSON.stringify(secretsChanged) };
-    const stored = await this.write(resource, columns, { row: Object.values(row), table: resource.table, total: 1, live: 1, record });
-    if (stored === undefined) return undefined;
-    const entry = withLinks(resource, decodeEntry(resource, stored), values);
-    const written = `${head}${entry.id}${tail}`;
-    // The record was made from what the service wrote; the answer is what the database holds.
-    // They are the same unless a column's type changes a value on the way in (a defect).
-    if (JSON.stringify(entry) !== written && !this.warned) {
-      this.warned = true;
-      process.emitWarning(`${resource.name}: a single create's change record differs from the stored entry`, { code: 'CONFIG_API_SINGLE_CREATE' });
-    }
+    const id = await this.write(resource, columns, { row: rowValues, table: resource.table, total: 1, live: 1, record }, { links, references });
+    if (id === undefined) return undefined;
+    entry.id = id;
     return entry;
   }
 
-  /** Runs the statement; the stored row, or undefined when a unique value was taken. */
-  private async write(resource: CompiledResource, columns: readonly string[], values: SingleCreateValues): Promise<Row | undefined> {
-    const { db, queries } = this.context.handle;
-    const key = `single create ${resource.table} ${columns.join(',')}`;
+  /** Runs the statement; the new row's id, or undefined when a unique value was taken or a
+   * reference failed (nothing written then). */
+  private async write(resource: CompiledResource, columns: readonly string[], values: SingleCreateValues, extras: Extras): Promise<number | undefined> {
+    const { db, queries, failureOf } = this.context.handle;
+    let stored: { id?: unknown } | undefined;
     if (queries.singleCreate !== undefined) {
+      const key = `single create ${resource.table} ${columns.join(',')}`;
       let statement = this.compounds.get(key);
       if (statement === undefined) {
-        statement = queries.singleCreate(resource.table, columns, resource.storedColumns, COUNT_SHARDS);
+        statement = queries.singleCreate(resource.table, columns, COUNT_SHARDS);
         this.compounds.set(key, statement);
       }
       const { rows } = await db.executeQuery(CompiledQuery.raw(statement.sql, statement.parameters(values)));
       // A block answers its SELECT's rows, then its own result; nothing when it ended early.
       const first = rows[0] as unknown;
-      return (Array.isArray(first) ? first[0] : undefined) as Row | undefined;
+      stored = Array.isArray(first) ? first[0] : undefined;
+    } else {
+      const { record } = values;
+      const links = extras.links.map(([name]) => name).join(',');
+      const references = extras.references.map((group) => `${group.resource.table}${group.mustBeLive ? '!' : ''}`).join(',');
+      const key = `single create ${resource.table} ${columns.join(',')} links ${links} references ${references}`;
+      const query = this.context.templates.get(key, (slot) => this.statement(resource, columns, extras, slot));
+      const slots: unknown[] = [values.total, values.live, values.table, record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged, ...values.row];
+      for (const [, ids] of extras.links) slots.push(ids);
+      for (const group of extras.references) slots.push(group.ids, group.ids.length);
+      try {
+        stored = (await query.execute(db, slots)).rows[0] as { id?: unknown } | undefined;
+      } catch (error) {
+        // An entry pointed at was deleted after the check (a foreign key of the row or of a
+        // link row): the transaction names it.
+        if ((extras.links.length > 0 || extras.references.length > 0) && failureOf(error) === 'foreign-key') return undefined;
+        throw error;
+      }
     }
-    const { record } = values;
-    const query = this.context.templates.get(key, (slot) => this.statement(resource, columns, slot));
-    const slots = [values.total, values.live, values.table, record.at, record.action, record.resource, record.actor, record.requestId, record.afterHead, record.afterTail, record.secretsChanged];
-    return (await query.execute(db, [...slots, ...values.row])).rows[0] as Row | undefined;
+    return stored === undefined ? undefined : Number(stored.id);
   }
 
   /** WITH ins AS (INSERT … ON CONFLICT DO NOTHING RETURNING …), share AS (its count share, if
    * a row was inserted), own AS (the table's own count row, if the share's row is missing),
-   * change AS (INSERT INTO change_log_pending SELECT … FROM ins) SELECT … FROM ins. */
-  private statement(resource: CompiledResource, columns: readonly string[], slot: (index: number) => any) {
+   * change AS (INSERT INTO change_log_pending SELECT … FROM ins) SELECT id FROM ins. */
+  private statement(resource: CompiledResource, columns: readonly string[], extras: Extras, slot: (index: number) => any) {
     const db = this.context.handle.db as Kysely<any>;
-    const stored = resource.storedColumns;
     const inserted = (eb: any) => eb.exists(eb.selectFrom('ins').select(sql.lit(1).as('one')));
     const recordSlot = (name: (typeof RECORD_SLOTS)[number]) => slot(3 + RECORD_SLOTS.indexOf(name));
     const text = (name: (typeof RECORD_SLOTS)[number]) => sql`cast(${recordSlot(name)} as text)`;
@@ -131,14 +194,37 @@ export class SingleCreate {
       after_json: sql`${text('after_head')} || cast(${sql.ref('ins.id')} as text) || ${text('after_tail')}`,
       secrets_changed_json: text('secrets_changed_json'),
     };
-    return db
-      .with('ins', (q) =>
-        q
-          .insertInto(resource.table)
-          .values(Object.fromEntries(columns.map((column, index) => [column, slot(ROW_SLOT + index)])))
-          .onConflict((conflict) => conflict.doNothing())
-          .returning(stored),
-      )
+    const rowSlots = columns.map((_, index) => slot(ROW_SLOT + index));
+    let next = ROW_SLOT + columns.length;
+    const linkSlots = extras.links.map(() => slot(next++));
+    // Each group: as many of its ids found (and live where they must be) as it has.
+    const checks = extras.references.map((group) => {
+      const ids = slot(next++);
+      const count = slot(next++);
+      const { deletion } = group.resource;
+      const live = group.mustBeLive && deletion.mode === 'soft' ? sql` and ${sql.ref(deletion.liveColumn)} is not null` : sql``;
+      return sql`(select count(*) from ${sql.table(group.resource.table)} where id = any(cast(${ids} as integer[]))${live}) = ${count}`;
+    });
+    let statement = db.with('ins', (q) => {
+      const insert = q.insertInto(resource.table);
+      const filled =
+        checks.length === 0
+          ? insert.values(Object.fromEntries(columns.map((column, index) => [column, rowSlots[index]])))
+          : insert.columns(columns as any).expression(sql`select ${sql.join(rowSlots)} where ${sql.join(checks, sql` and `)}`);
+      return filled.onConflict((conflict) => conflict.doNothing()).returning('id');
+    });
+    extras.links.forEach(([name], index) => {
+      const link = resource.fields[name]!.link!;
+      const flag = link.ownerDeletedColumn;
+      // A new entry is live: its link rows copy that (link-rows.ts).
+      const target = [link.ownerColumn, link.targetColumn, ...(flag === undefined ? [] : [flag])];
+      statement = statement.with(`link_${index}`, (q) =>
+        (q.insertInto(link.table) as any)
+          .columns(target)
+          .expression(sql`select ${sql.ref('ins.id')}, t.id${flag === undefined ? sql`` : sql`, 0`} from ins cross join unnest(cast(${linkSlots[index]} as integer[])) as t(id)`),
+      ) as any;
+    });
+    return statement
       .with('share', (q) => (countShareUpdate(q as any, slot, this.countShard) as any).where(inserted).returning('shard'))
       .with('own', (q) =>
         (countRowUpdate(q as any, slot) as any).where(inserted).where((eb: any) => eb.not(eb.exists(eb.selectFrom('share').select(sql.lit(1).as('one'))))),
@@ -150,7 +236,7 @@ export class SingleCreate {
           .expression((eb: any) => eb.selectFrom('ins').select(PENDING_COLUMNS.map((column) => (recordValues[column] as RawBuilder<unknown>).as(column)))),
       )
       .selectFrom('ins')
-      .select(stored);
+      .select('id');
   }
 }
 
@@ -158,4 +244,15 @@ export class SingleCreate {
 function withLinks(resource: CompiledResource, entry: Entry, values: Record<string, unknown>): Entry {
   for (const [name] of resource.linkedFields) entry[name] = (values[name] as number[] | undefined) ?? [];
   return entry;
+}
+
+/** The references grouped by table and check, each id once. */
+function referenceGroups(pointedAt: readonly PointedAt[]): ReferenceGroup[] {
+  const groups: ReferenceGroup[] = [];
+  for (const { resource, id, mustBeLive } of pointedAt) {
+    let group = groups.find((candidate) => candidate.resource === resource && candidate.mustBeLive === mustBeLive);
+    if (group === undefined) groups.push((group = { resource, mustBeLive, ids: [] }));
+    if (!group.ids.includes(id)) group.ids.push(id);
+  }
+  return groups;
 }

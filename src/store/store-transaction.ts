@@ -19,11 +19,11 @@ import { readChanges } from './resource-counts.js';
 import type { CountChange } from './write-tail.js';
 import type { Precondition, WriteStep } from './write-step.js';
 import { UniqueConflict, UniqueRules } from './unique-rules.js';
+import { lookUpReferenceStates, referenceKey, type ReferenceState } from './reference-states.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
 
-type ReferenceState = 'live' | 'deleted' | 'missing';
 
 export class StoreTransaction {
   /** The transaction, with the registry's tables (the other steps' statements run on it too). */
@@ -36,7 +36,7 @@ export class StoreTransaction {
   readonly countChanges: CountChange[] = [];
   /** The change log's records of the work, handed to the tail the same way. */
   readonly changes: SerializedChange[] = [];
-  private readonly referenceStates = new Map<string, ReferenceState>();
+  private readonly knownReferences = new Map<string, ReferenceState>();
   readonly unique: UniqueRules;
 
   // Copied from the store's context once: the write path reads them at every statement. Read
@@ -108,12 +108,14 @@ export class StoreTransaction {
 
   private async referenceProblems(step: WriteStep): Promise<FieldProblem[]> {
     const problems: FieldProblem[] = [];
-    for (const check of step.references) {
-      const state = await this.referenceState(check.resource, check.id);
+    if (step.references.length === 0) return problems;
+    const states = await this.referenceStates(step.references);
+    step.references.forEach((check, index) => {
+      const state = states[index];
       const params = { resource: check.resource.name, id: check.id };
       if (state === 'missing') problems.push(fieldProblem(check.field, 'field.referenceMissing', params));
       else if (state === 'deleted' && check.mustBeLive) problems.push(fieldProblem(check.field, 'field.referenceDeleted', params));
-    }
+    });
     return problems;
   }
 
@@ -194,25 +196,19 @@ export class StoreTransaction {
     this.changes.push(serializeChange(change, this.author));
   }
 
-  /** What an entry pointed at is, looked up once per transaction: the entries of a bulk
-   * write often point at the same few (one tag, one client). */
-  async referenceState(resource: CompiledResource, id: number): Promise<ReferenceState> {
-    const key = `${resource.table}/${id}`;
-    let state = this.referenceStates.get(key);
-    if (state === undefined) {
-      state = await this.lookUpReference(resource, id);
-      this.referenceStates.set(key, state);
+  /** What the entries pointed at are, in the order of `references`: each looked up once per
+   * transaction (the entries of a bulk write often point at the same few: one tag, one
+   * client), and those not yet known in one statement (reference-states.ts). */
+  async referenceStates(references: readonly { readonly resource: CompiledResource; readonly id: number }[]): Promise<ReferenceState[]> {
+    const wanted = new Map<CompiledResource, number[]>();
+    for (const { resource, id } of references) {
+      if (this.knownReferences.has(referenceKey(resource, id))) continue;
+      const ids = wanted.get(resource);
+      if (ids === undefined) wanted.set(resource, [id]);
+      else if (!ids.includes(id)) ids.push(id);
     }
-    return state;
-  }
-
-  private async lookUpReference(resource: CompiledResource, id: number): Promise<ReferenceState> {
-    const columns = resource.deletion.mode === 'soft' ? ['id', resource.deletion.liveColumn] : ['id'];
-    const query = this.templates.get(`reference ${resource.table}`, (slot) => this.db.selectFrom(resource.table).select(columns).where('id', '=', slot(0)));
-    const row = (await query.execute(this.db, [id])).rows[0] as Row | undefined;
-    if (row === undefined) return 'missing';
-    if (resource.deletion.mode === 'soft' && row[resource.deletion.liveColumn] === null) return 'deleted';
-    return 'live';
+    await lookUpReferenceStates(this.db, this.templates, wanted, this.knownReferences);
+    return references.map(({ resource, id }) => this.knownReferences.get(referenceKey(resource, id))!);
   }
 
   /** The plain value of a stored secret of an entry. */

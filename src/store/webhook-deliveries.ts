@@ -10,8 +10,8 @@
 //   An instance that dies leaves its leases to expire; another then makes the attempt again,
 //   with the same webhook-id.
 // - finish records an attempt, only while this instance still holds the lease.
-// claim and finish commit without waiting for a disk flush where the database groups commits
-// (SQLite): both are redone if lost, and a flush per batch of attempts held the event loop,
+// claim and finish commit without waiting for a disk flush where the database lets them
+// (SQLite's commit groups, PostgreSQL's synchronous_commit): both are redone if lost, and a flush per batch of attempts held the event loop,
 // and so the API's answers, for a dead receiver's thousands of retries.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
@@ -68,9 +68,6 @@ function appended(arrayJson: string, element: unknown): string {
 
 const DUE = ['pending', 'retrying'];
 const FAN_OUT_BATCH = 500;
-/** A claim reads up to this many times the rows it may take (a webhook takes its share of them). */
-const CLAIM_READ_FACTOR = 4;
-const CLAIM_READ_MAX = 1000;
 /** Attempts recorded per statement (finish). */
 const FINISH_BATCH = 100;
 /** Finished deliveries removed per statement: a prune never holds the table long. */
@@ -100,6 +97,8 @@ export class WebhookDeliveries {
    * time they held the event loop (the dispatcher paces itself by it). Not the time waited for
    * the transaction's turn, which the API's writes had. */
   workMs = 0;
+  /** Claims made: which webhook a claim reads first (they take turns). */
+  private claims = 0;
 
   constructor(
     private readonly handle: DatabaseHandle,
@@ -150,11 +149,13 @@ export class WebhookDeliveries {
         if (!this.resources.has(row.resource)) continue;
         const record = recordOf(row);
         const type = `${row.resource}.${row.action}`;
+        // One body per change, the same text for each webhook it goes to.
+        let payload: string | undefined;
         for (const hook of hooks) {
           if (record.id <= hook.since) continue;
           if (hook.resources.length > 0 && !hook.resources.includes(row.resource)) continue;
           if (hook.actions.length > 0 && !hook.actions.includes(row.action)) continue;
-          deliveries.push({ webhook_id: hook.id, change_id: record.id, type, payload: deliveryPayload(type, row.at, record.json), status: 'pending', attempts: '[]', next_attempt_at: now, lease_owner: null, lease_until: null, created_at: now, updated_at: now });
+          deliveries.push({ webhook_id: hook.id, change_id: record.id, type, payload: (payload ??= deliveryPayload(type, row.at, record.json)), status: 'pending', attempts: '[]', next_attempt_at: now, lease_owner: null, lease_until: null, created_at: now, updated_at: now });
         }
       }
       for (let start = 0; start < deliveries.length; start += 100) await tx.insertInto('webhook_deliveries').values(deliveries.slice(start, start + 100)).execute();
@@ -165,8 +166,8 @@ export class WebhookDeliveries {
 
   /** Claims up to `limit` due deliveries of enabled webhooks for `owner` until `leaseMs` from
    * now, at most `share` for a webhook counting the `inFlight` ones it has already (a webhook
-   * at its share is skipped). `more`: due deliveries may be left that a webhook's share kept
-   * out of this claim, which another webhook could take. */
+   * at its share is skipped). `more`: a webhook below its share may have more due, which the
+   * free slots kept out of this claim. */
   async claim(owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
     if (limit <= 0) return { claimed: [], more: false };
     return this.dispatcherWork((tx) => this.claimIn(tx, owner, leaseMs, limit, inFlight, share));
@@ -187,58 +188,51 @@ export class WebhookDeliveries {
   }
 
   private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
-    const busy = [...inFlight].filter(([, count]) => count >= share).map(([id]) => id);
     const now = new Date().toISOString();
-    // Only a waiting delivery (pending or retrying) has a next attempt: the index on
-    // (next_attempt_at, id) gives the due ones in order, with no sort of all that wait.
-    let select = tx
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'webhook_id'])
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      // EXISTS, not IN: given `webhook_id IN (…)`, SQLite's planner walks a webhook's every
-      // delivery by webhook_id and sorts them, instead of reading the due ones in order.
-      .where(({ exists, selectFrom }) => exists(selectFrom('webhooks').select('webhooks.id').whereRef('webhooks.id', '=', 'webhook_deliveries.webhook_id').where('webhooks.enabled', '=', 1)));
-    if (busy.length > 0) select = select.where('webhook_id', 'not in', busy);
-    // More than `limit` rows are read, and each webhook takes its share of them at most: one
-    // webhook's backlog of due deliveries (a hanging receiver's) would otherwise fill every
-    // free slot, and the other webhooks would wait for its time-outs. The rows read and not
-    // taken are left as they were (on PostgreSQL and MariaDB locked until this commit). They
-    // are read by id and webhook only: with one dead receiver's backlog due, most are not
-    // taken, and their payloads and attempts were read and copied for nothing.
-    const candidates = Math.min(CLAIM_READ_MAX, limit * CLAIM_READ_FACTOR);
-    const read = await this.handle.queries.claimRows(select.orderBy('next_attempt_at').orderBy('id').limit(candidates)).execute();
-    const taken = new Map<number, number>();
-    const rows = read.filter((row) => {
-      const webhook = Number(row.webhook_id);
-      const held = (inFlight.get(webhook) ?? 0) + (taken.get(webhook) ?? 0);
-      if (held >= share) return false;
-      taken.set(webhook, (taken.get(webhook) ?? 0) + 1);
-      return true;
-    }).slice(0, limit);
-    const more = read.length === candidates || rows.length < read.length;
+    // Each enabled webhook's due deliveries are read on their own, in order from the index on
+    // (webhook_id, next_attempt_at, id), as many as it may take: a webhook at its share is not
+    // read at all, and no delivery is read that is not taken. One walk of every due delivery
+    // in order read past a busy webhook's whole backlog (a dead receiver's thousands) to find
+    // the others' few, at every claim.
+    const open = (await tx.selectFrom('webhooks').select('id').where('enabled', '=', 1).orderBy('id').execute())
+      .map((row) => ({ webhook: Number(row.id), room: share - (inFlight.get(Number(row.id)) ?? 0) }))
+      .filter((candidate) => candidate.room > 0);
+    // Where the free slots are fewer than the webhooks' room, the webhooks take turns first.
+    const first = open.length === 0 ? 0 : this.claims++ % open.length;
+    if (open.length > 0) await this.handle.queries.orderedClaim?.execute(tx);
+    const rows: ClaimedDelivery[] = [];
+    let more = false;
+    for (let turn = 0; turn < open.length; turn++) {
+      const { webhook, room } = open[(first + turn) % open.length]!;
+      const wanted = Math.min(room, limit - rows.length);
+      if (wanted <= 0) {
+        more = true;
+        break;
+      }
+      const select = tx
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'webhook_id', 'payload', 'created_at', 'attempts'])
+        .where('webhook_id', '=', webhook)
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(wanted);
+      const found = await this.handle.queries.claimRows(select).execute();
+      // A webhook that took all its room is at its share now: the end of one of its attempts
+      // looks again (the dispatcher). One the free slots held back may have more due now.
+      if (found.length === wanted && wanted < room) more = true;
+      for (const row of found) {
+        rows.push({ id: Number(row.id), webhookId: Number(row.webhook_id), payload: row.payload, createdAt: row.created_at, attemptsJson: row.attempts, attempts: (JSON.parse(row.attempts) as unknown[]).length });
+      }
+    }
     if (rows.length === 0) return { claimed: [], more };
-    const ids = rows.map((row) => Number(row.id));
     await tx
       .updateTable('webhook_deliveries')
       .set({ lease_owner: owner, lease_until: new Date(Date.now() + leaseMs).toISOString() })
-      .where('id', 'in', ids)
+      .where('id', 'in', rows.map((row) => row.id))
       .execute();
-    const full = new Map((await tx.selectFrom('webhook_deliveries').select(['id', 'payload', 'created_at', 'attempts']).where('id', 'in', ids).execute()).map((row) => [Number(row.id), row]));
-    const claimed: ClaimedDelivery[] = [];
-    for (const row of rows) {
-      const found = full.get(Number(row.id));
-      if (found === undefined) continue;
-      claimed.push({
-        id: Number(row.id),
-        webhookId: Number(row.webhook_id),
-        payload: found.payload,
-        createdAt: found.created_at,
-        attemptsJson: found.attempts,
-        attempts: (JSON.parse(found.attempts) as unknown[]).length,
-      });
-    }
-    return { claimed, more };
+    return { claimed: rows, more };
   }
 
   /** Records attempts of deliveries `owner` holds, in one transaction; resolves to the ids
@@ -253,16 +247,26 @@ export class WebhookDeliveries {
       const recorded = new Set<number>();
       for (let start = 0; start < finished.length; start += FINISH_BATCH) {
         const chunk = finished.slice(start, start + FINISH_BATCH);
-        // The rows still held, locked where transactions run side by side: a lease that
-        // expires meanwhile cannot be claimed by another instance before this commit.
-        let held = tx.selectFrom('webhook_deliveries').select('id').where('id', 'in', chunk.map((item) => item.id)).where('lease_owner', '=', owner);
-        if (this.handle.capabilities.rowLocks) held = held.forUpdate();
-        const ids = new Set((await held.execute()).map((row) => Number(row.id)));
-        const mine = chunk.filter((item) => ids.has(item.id));
-        if (mine.length === 0) continue;
-        const byId = (value: (item: FinishedAttempt) => string | null): RawBuilder<string> =>
-          sql<string>`case ${sql.ref('id')} ${sql.join(mine.map((item) => sql`when ${item.id} then ${value(item)}`), sql` `)} end`;
-        await tx
+        let mine = chunk;
+        const updateReturning = this.handle.capabilities.updateReturning;
+        if (!updateReturning) {
+          // The rows still held, locked where transactions run side by side: a lease that
+          // expires meanwhile cannot be claimed by another instance before this commit.
+          // Where an UPDATE answers the rows it changed, that UPDATE tells instead.
+          let held = tx.selectFrom('webhook_deliveries').select('id').where('id', 'in', chunk.map((item) => item.id)).where('lease_owner', '=', owner);
+          if (this.handle.capabilities.rowLocks) held = held.forUpdate();
+          const ids = new Set((await held.execute()).map((row) => Number(row.id)));
+          mine = chunk.filter((item) => ids.has(item.id));
+          if (mine.length === 0) continue;
+        }
+        // A value the attempts share (a batch of successes: status, no next attempt) is one
+        // parameter, not a CASE evaluated against every id for every row.
+        const byId = (value: (item: FinishedAttempt) => string | null): RawBuilder<string> => {
+          const first = value(mine[0]!);
+          if (mine.every((item) => value(item) === first)) return sql<string>`${first}`;
+          return sql<string>`case ${sql.ref('id')} ${sql.join(mine.map((item) => sql`when ${item.id} then ${value(item)}`), sql` `)} end`;
+        };
+        const update = tx
           .updateTable('webhook_deliveries')
           .set({
             attempts: byId((item) => appended(item.attemptsJson, item.attempt)),
@@ -273,9 +277,13 @@ export class WebhookDeliveries {
             lease_until: null,
           })
           .where('id', 'in', mine.map((item) => item.id))
-          .where('lease_owner', '=', owner)
-          .execute();
-        for (const item of mine) recorded.add(item.id);
+          // Only while still held (re-checked on the row's latest version where rows are locked).
+          .where('lease_owner', '=', owner);
+        if (updateReturning) for (const row of await update.returning('id').execute()) recorded.add(Number(row.id));
+        else {
+          await update.execute();
+          for (const item of mine) recorded.add(item.id);
+        }
       }
       return recorded;
     });

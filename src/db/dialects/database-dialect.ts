@@ -189,13 +189,22 @@ export interface DialectQueries {
    * never wait on each other nor take the same row. SQLite runs one transaction at a time:
    * the select is left as it is. */
   claimRows<DB, TB extends keyof DB, O>(select: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** The first statement of a transaction whose commit need not wait for the disk (`durable:
+   * false`: losing it in a power cut is harmless), where the server lets one transaction say
+   * so (PostgreSQL's synchronous_commit); undefined where it cannot or groups commits itself. */
+  readonly lazyCommit?: RawBuilder<unknown>;
+  /** A statement run before claimRows' selects in their transaction, where the planner must be
+   * told to read the claim's index in order rather than sort what it finds: PostgreSQL, whose
+   * statistics of a table that just grew (a backlog of deliveries written in seconds) make it
+   * collect and sort a webhook's whole backlog to take its first few rows. */
+  readonly orderedClaim?: RawBuilder<unknown>;
   /** A single create (src/store/single-create.ts) as one statement sent once, where the dialect
    * has a block of statements with variables and handlers (MariaDB's BEGIN NOT ATOMIC): in one
    * transaction, the row into `table` (its `columns`), its count share (of `shards`, the
    * connection's, as countShard) or else the table's own count row, and its pending change
-   * record; then the new row's `returned` columns, read after the commit. A unique value taken
-   * rolls it back and gives no row. Undefined elsewhere (PostgreSQL's is a WITH clause). */
-  readonly singleCreate?: (table: string, columns: readonly string[], returned: readonly string[], shards: number) => SingleCreateStatement;
+   * record; then, after the commit, a row of the new row's `id`. A unique value taken rolls it
+   * back and gives no row. Undefined elsewhere (PostgreSQL's is a WITH clause). */
+  readonly singleCreate?: (table: string, columns: readonly string[], shards: number) => SingleCreateStatement;
   /** A change sequencer run in one statement (src/store/change-sequencer.ts), where the dialect
    * can: it locks change_log_state's row, moves up to `batch` committed records of
    * change_log_pending to change_log with the next ids, moves last_id and signals the commit

@@ -159,7 +159,7 @@ end`;
 
 /** DialectQueries.singleCreate: one compound statement. ER_DUP_ENTRY (1062, a unique value
  * taken) rolls it back and ends it without a row; any other error rolls it back and is raised. */
-function singleCreate(table: string, columns: readonly string[], returned: readonly string[], shards: number): SingleCreateStatement {
+function singleCreate(table: string, columns: readonly string[], shards: number): SingleCreateStatement {
   const id = (name: string) => `\`${name.replaceAll('`', '``')}\``;
   const counts = 'set total = total + ?, live = live + ?, changes = changes + 1 where table_name = ?';
   const text = `begin not atomic
@@ -175,7 +175,7 @@ function singleCreate(table: string, columns: readonly string[], returned: reado
   end if;
   insert into change_log_pending (${PENDING}) values (?, ?, ?, v_id, ?, ?, null, concat(?, v_id, ?), ?);
   commit;
-  select ${returned.map(id).join(', ')} from ${id(table)} where id = v_id;
+  select v_id as id;
 end`;
   return {
     sql: text,

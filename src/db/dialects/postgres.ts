@@ -170,6 +170,12 @@ export const postgresDialect: DatabaseDialect = {
   ddl,
   queries: {
     claimRows: (select) => select.forUpdate().skipLocked(),
+    // Still atomic and in order; only the wait for the WAL's flush is skipped (for the
+    // webhooks' leases and results, which a crash makes again).
+    lazyCommit: sql`set local synchronous_commit = off`,
+    // A bitmap scan of the webhook's due deliveries and a sort of them all is the plan any
+    // statistics older than the backlog give; with no sort the index gives them in order.
+    orderedClaim: sql`set local enable_sort = off`,
     // One statement, one transaction. The queue is read under the condition of the state row
     // (an InitPlan, run first): the lock is taken before any record is deleted, so two runs
     // never wait for each other's rows while holding the lock (a deadlock). The snapshot is

@@ -14,6 +14,7 @@ import * as changeSequencer from './0011-change-sequencer.js';
 import * as countShards from './0012-count-shards.js';
 import * as webhookDueOrder from './0013-webhook-due-order.js';
 import * as queuedSearchWrites from './0014-queued-search-writes.js';
+import * as webhookDuePerWebhook from './0015-webhook-due-per-webhook.js';
 import type { Migration } from './ddl.js';
 
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -31,4 +32,5 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012-count-shards': countShards,
   '0013-webhook-due-order': webhookDueOrder,
   '0014-queued-search-writes': queuedSearchWrites,
+  '0015-webhook-due-per-webhook': webhookDuePerWebhook,
 };

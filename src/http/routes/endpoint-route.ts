@@ -49,15 +49,28 @@ export function endpointRoute(
   registry: Registry,
   url: string,
   endpoint: Endpoint,
-  handle: (target: RequestTarget, request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>,
+  handle: (target: RequestTarget, request: FastifyRequest, reply: FastifyReply) => Outcome | Promise<Outcome>,
   config: FastifyContextConfig = {},
   body: EndpointBody = {},
 ): void {
   const mediaTypes = body.mediaTypes ?? JSON_ONLY;
-  const handler = madeBy('endpoint', async (request: FastifyRequest, reply: FastifyReply) => {
+  const handler = madeBy('endpoint', (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+    let outcome: Outcome | Promise<Outcome>;
+    try {
+      outcome = handle(request.target!, request, reply);
+    } catch (error) {
+      throw asApiError(app.store, error);
+    }
+    if (outcome instanceof Promise || outcome.handOver !== undefined) return answerLater(request, reply, outcome);
+    // An answer made without waiting (a read the caches hold) is sent in this same call: no
+    // promise for Fastify to wait on, so nothing is returned.
+    sendOutcome(reply, outcome);
+    return undefined;
+  });
+  const answerLater = async (request: FastifyRequest, reply: FastifyReply, pending: Outcome | Promise<Outcome>): Promise<FastifyReply> => {
     let outcome: Outcome;
     try {
-      outcome = await handle(request.target!, request, reply);
+      outcome = await pending;
       // The change stream: written to the connection by hand from here (respond.ts).
       if (outcome.handOver !== undefined) {
         await outcome.handOver({ request, reply });
@@ -66,11 +79,8 @@ export function endpointRoute(
     } catch (error) {
       throw asApiError(app.store, error);
     }
-    if (outcome.headers !== undefined) reply.headers(outcome.headers);
-    reply.code(outcome.status);
-    if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
-    return reply.send(outcome.body);
-  });
+    return sendOutcome(reply, outcome);
+  };
   if (isHandedToPipeline(handle)) handsToPipeline(handler);
   app.route({
     method: app.supportedMethods,
@@ -95,6 +105,13 @@ export function endpointRoute(
     },
     handler,
   });
+}
+
+function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
+  if (outcome.headers !== undefined) reply.headers(outcome.headers);
+  reply.code(outcome.status);
+  if (outcome.body !== undefined && outcome.headers?.['content-type'] === undefined) reply.type(JSON_TYPE);
+  return reply.send(outcome.body);
 }
 
 export interface PipelineContext extends ExecutionContext {
@@ -127,11 +144,13 @@ function httpInput(request: FastifyRequest): HttpInput {
 }
 
 /** The whole request of an endpoint the pipeline answers: parse, plan, execute, respond. A
- * driver error that escapes the execution is mapped by the route, as for every endpoint. */
-export async function handleRequest(context: PipelineContext, target: RequestTarget, input: HttpInput): Promise<Outcome> {
+ * driver error that escapes the execution is mapped by the route, as for every endpoint. Not
+ * a promise when the execution gave its result at once (execute.ts says which). */
+export function handleRequest(context: PipelineContext, target: RequestTarget, input: HttpInput): Outcome | Promise<Outcome> {
   const request = parseRequest(context.registry, target, input);
   const plan = planRequest(context.registry, request);
-  return respond(await execute(context, plan));
+  const result = execute(context, plan);
+  return result instanceof Promise ? result.then(respond) : respond(result);
 }
 
 /** Registers the routes of endpoints the pipeline answers, each handler marked
