@@ -9,7 +9,7 @@ import { apiError } from '../errors/api-error.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ListQuery } from '../store/list-query.js';
-import type { Precondition } from '../store/store-transaction.js';
+import type { Precondition } from '../store/write-step.js';
 
 // The one-shot digest (Node 20.12 and later) makes no Hash object, which is cheaper
 // (docs/performance.md, "Figures behind the code").

@@ -20,7 +20,7 @@ import type { ExportRequest } from './parse-export-request.js';
 import type { ApplyDocumentRequest } from './parse-apply-request.js';
 import type { ChangeStreamPlan } from './execute-change-stream.js';
 import { validateBody } from './validate-body.js';
-import type { LinkChange, ReferenceCheck, WriteStep } from '../store/store-transaction.js';
+import type { LinkChange, ReferenceCheck, WriteStep } from '../store/write-step.js';
 
 export interface ListPlan {
   readonly action: 'list';

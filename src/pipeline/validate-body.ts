@@ -4,7 +4,7 @@ import { fieldProblem, validationFailed, type FieldProblem } from '../errors/api
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import { isRequired, type WriteMode } from '../registry/managed-fields.js';
 import { fieldNamed } from '../registry/resource-definition.js';
-import type { LinkChange } from '../store/store-transaction.js';
+import type { LinkChange } from '../store/write-step.js';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

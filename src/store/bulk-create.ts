@@ -1,48 +1,50 @@
 // A bulk create (contract section 12), as one step of the write's transaction: every entry
-// checked in turn as a single create is (StoreTransaction.checkedValues), then all stored by a
+// checked in turn as a single create is (StoreTransaction.checkedChange), then all stored by a
 // few statements, a batch of rows each (row-batches.ts), with their links, counts and change
 // records.
 import { aboutEntry, ApiError } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import { decodeEntry, writeNewLinks, type Entry, type Row } from './entry-rows.js';
+import { decodeEntry, writeNewLinks, type Entry, type EntryChange, type Row } from './entry-rows.js';
 import { rowBatches, slottedRows } from './row-batches.js';
-import type { StoreTransaction, WriteStep } from './store-transaction.js';
+import type { StoreTransaction } from './store-transaction.js';
+import type { WriteStep } from './write-step.js';
 import { rethrowAt, UniqueConflict } from './unique-rules.js';
 
 /** Creates of one resource (a bulk create): every entry checked in turn, then all stored by
  * a few statements (insertMany); the first refusal names its entry by `index`. Two entries
  * that clash were refused by the plan already. */
 export async function createEntries(tx: StoreTransaction, steps: readonly WriteStep[]): Promise<Entry[]> {
-  const valuesList: Record<string, unknown>[] = [];
+  const changes: EntryChange[] = [];
   for (const [index, step] of steps.entries()) {
     try {
-      valuesList.push((await tx.checkedValues(step, undefined))!);
+      changes.push((await tx.checkedChange(step, undefined))!);
     } catch (error) {
       throw error instanceof ApiError ? aboutEntry(error, index) : error;
     }
   }
   let entries: Entry[];
   try {
-    entries = await insertMany(tx, steps[0]!.resource, valuesList, new Date().toISOString());
+    entries = await insertMany(tx, steps[0]!.resource, changes, new Date().toISOString());
   } catch (error) {
     if (!(error instanceof UniqueConflict)) throw error;
     throw error.index === undefined ? error.problem() : aboutEntry(error.problem(), error.index);
   }
-  entries.forEach((entry, index) => tx.recordWrite(steps[index]!, undefined, entry, valuesList[index]!));
+  entries.forEach((entry, index) => tx.recordWrite(steps[index]!, undefined, entry, changes[index]!.values));
   return entries;
 }
 
 /** Stores new entries, in order, a batch of rows per statement (see row-batches.ts): a bulk
  * create. Throws UniqueConflict naming the position of the first entry whose values are
  * taken. Where the stored rows cannot come back by RETURNING, entry by entry. */
-async function insertMany(tx: StoreTransaction, resource: CompiledResource, valuesList: readonly Record<string, unknown>[], now: string): Promise<Entry[]> {
-  const rows = valuesList.map((values) => tx.newRow(resource, values, now));
+async function insertMany(tx: StoreTransaction, resource: CompiledResource, changes: readonly EntryChange[], now: string): Promise<Entry[]> {
+  const valuesList = changes.map((change) => change.values);
+  const rows = changes.map((change) => tx.newRow(resource, change.row, now));
   const columns = Object.keys(rows[0] ?? {});
   const signature = columns.join();
   const sameColumns = rows.every((row) => Object.keys(row).join() === signature);
   if (!tx.capabilities.returning || !sameColumns) {
     const entries: Entry[] = [];
-    for (const [index, values] of valuesList.entries()) entries.push(await tx.insert(resource, values, now).catch((error) => rethrowAt(error, index)));
+    for (const [index, change] of changes.entries()) entries.push(await tx.insertChange(resource, change, now).catch((error) => rethrowAt(error, index)));
     return entries;
   }
   if (tx.capabilities.failedStatementEndsTransaction) await tx.unique.refuseMany(resource, valuesList);

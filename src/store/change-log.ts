@@ -1,5 +1,5 @@
 // The change log (contract section 13): its records are written by the transaction of the
-// change (StoreTransaction.finish calls writeChanges), and read here by list, history and
+// change (its tail, write-tail.ts, calls writeChanges), and read here by list, history and
 // the change feed. A record's JSON is made from the stored texts by concatenation: the
 // snapshots were serialized once, when written, as responses show the entry.
 import type { Kysely, RawBuilder, Transaction } from 'kysely';

@@ -10,7 +10,8 @@ import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
 import { decodeEntry, markLinkOwner, type Entry, type Row } from './entry-rows.js';
-import type { Precondition, StoreTransaction } from './store-transaction.js';
+import type { StoreTransaction } from './store-transaction.js';
+import type { Precondition } from './write-step.js';
 import { UniqueConflict } from './unique-rules.js';
 
 // Ids bound in one statement: far under every backend's limit of bound values.

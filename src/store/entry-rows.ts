@@ -2,8 +2,8 @@
 // values pass through each field type's column form, and secrets are sealed on the way in.
 // A field kept in a link table is selected as one aggregate of its ids, so that an entry is
 // still read in one statement; written, each set is rows of its link table, one per pair
-// (writeLinks below). And what of an entry a write stores: the values that differ from its
-// row (changedValues).
+// (rowChange below; the store runs the statements). And what of an entry a write stores: the
+// values that differ from its row (changedValues).
 //
 // Link rows: a link table that copies its owner's soft-delete flag
 // (LinkTable.ownerDeletedColumn) gets the owner's state on every row written, and again when
@@ -118,47 +118,59 @@ export async function changedValues(
   return changes ? values : undefined;
 }
 
-/** Makes the link tables hold the sets `values` gives (unchanged sets are left alone), and
- * shows them in `entry` (the owner as stored: a deleted one may still be changed). */
-export async function writeLinks(
-  db: EntryDatabase,
-  templates: QueryTemplates,
-  resource: CompiledResource,
-  entry: Entry,
-  values: Record<string, unknown>,
-  existing: Entry | undefined,
-): Promise<void> {
-  const deleted = resource.deletion.mode === 'soft' && entry[resource.deletion.flagField] === 1 ? 1 : 0;
+/** The link rows of one set that a write changes: the set as it will be, the ids it gains
+ * and loses. */
+export interface LinkRows {
+  readonly name: string;
+  readonly link: LinkTable;
+  readonly ids: readonly number[];
+  readonly added: readonly number[];
+  readonly removed: readonly number[];
+}
+
+/** What writing `values` over `existing` (undefined: a new entry) stores: the columns of the
+ * entry's own row, and the link rows of its sets (unchanged sets are left alone), with the
+ * owner's soft-delete flag they copy (a deleted owner may still be changed). */
+export interface RowChange {
+  readonly row: Row;
+  readonly links: readonly LinkRows[];
+  readonly ownerDeleted: 0 | 1;
+}
+
+export function rowChange(resource: CompiledResource, values: Record<string, unknown>, existing: Entry | undefined, secrets: SecretBox): RowChange {
+  const links: LinkRows[] = [];
   for (const [name, link] of resource.linkedFields) {
     const previous = (existing?.[name] as number[] | undefined) ?? [];
-    const next = (values[name] as number[] | undefined) ?? previous;
-    entry[name] = next;
-    const removed = previous.filter((id) => !next.includes(id));
-    const added = next.filter((id) => !previous.includes(id));
-    if (removed.length > 0) {
-      await db.deleteFrom(link.table).where(link.ownerColumn, '=', entry.id).where(link.targetColumn, 'in', removed).execute();
-    }
-    if (added.length > 0) {
-      // A template per number of ids added (at most a set's bound): a bulk create of 1,000
-      // servers with one tag each compiled this insert 1,000 times otherwise.
-      const flagged = link.ownerDeletedColumn;
-      const width = flagged === undefined ? 2 : 3;
-      const query = templates.get(`link ${link.table} ${added.length}`, (slot) =>
-        db.insertInto(link.table).values(
-          added.map((_, index) => ({
-            [link.ownerColumn]: slot(index * width),
-            [link.targetColumn]: slot(index * width + 1),
-            ...(flagged === undefined ? {} : { [flagged]: slot(index * width + 2) }),
-          })),
-        ),
-      );
-      await query.execute(db, added.flatMap((id) => (flagged === undefined ? [entry.id, id] : [entry.id, id, deleted])));
-    }
+    const ids = (values[name] as number[] | undefined) ?? previous;
+    links.push({ name, link, ids, removed: previous.filter((id) => !ids.includes(id)), added: ids.filter((id) => !previous.includes(id)) });
   }
+  // A new entry is stored live.
+  const owner = existing === undefined ? undefined : { ...existing, ...values };
+  const ownerDeleted = resource.deletion.mode === 'soft' && owner?.[resource.deletion.flagField] === 1 ? 1 : 0;
+  return { row: encodeValues(resource, values, secrets), links, ownerDeleted };
+}
+
+/** What a write step stores (changedValues) and how (rowChange), at once: undefined for an
+ * update that would change no field. */
+export interface EntryChange extends RowChange {
+  readonly values: Record<string, unknown>;
+}
+
+export async function entryChange(
+  resource: CompiledResource,
+  action: 'create' | 'update',
+  sent: Readonly<Record<string, unknown>>,
+  candidate: Record<string, unknown>,
+  existing: Entry | undefined,
+  storedSecret: (name: string) => Promise<string | undefined>,
+  secrets: SecretBox,
+): Promise<EntryChange | undefined> {
+  const values = await changedValues(resource, action, sent, candidate, existing, storedSecret);
+  return values === undefined ? undefined : { values, ...rowChange(resource, values, existing, secrets) };
 }
 
 /** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per
- * statement (see row-batches.ts), shown in the entries as writeLinks does. */
+ * statement (see row-batches.ts), shown in the entries as a single write shows them. */
 export async function writeNewLinks(
   db: EntryDatabase,
   templates: QueryTemplates,

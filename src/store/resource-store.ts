@@ -116,9 +116,11 @@ export class ResourceStore {
     try {
       let receipt: ChangeReceipt | undefined;
       const write = async (tx: Transaction<Database>, tail: WriteTail): Promise<T> => {
-        const storeTx = new StoreTransaction(tx, this.context, author, tail);
+        const storeTx = new StoreTransaction(tx, this.context, author);
         const outcome = await work(storeTx);
-        receipt = storeTx.finish();
+        // What the work left for the tail, as its last step: the receipt tells the id of its
+        // last change record once the tail is written.
+        receipt = tail.add(storeTx.countChanges, storeTx.changes);
         return outcome;
       };
       const result = await this.handle.transaction(write, undefined, this.newTail);

@@ -11,67 +11,32 @@ import type { Database, EntryTables } from '../db/database-schema.js';
 import { entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { changedValues, decodeEntry, encodeValues, secretContext, writeLinks, type EntrySelections, type Entry, type Row } from './entry-rows.js';
+import { decodeEntry, entryChange, rowChange, secretContext, type EntryChange, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { readChanges } from './resource-counts.js';
-import { addCountChange, type ChangeReceipt, type CountChange, type WriteTail } from './write-tail.js';
+import type { CountChange } from './write-tail.js';
+import type { Precondition, WriteStep } from './write-step.js';
 import { UniqueConflict, UniqueRules } from './unique-rules.js';
 import { lookUpReferenceStates, referenceKey, type ReferenceState } from './reference-states.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
 
-export type { ReferenceState } from './reference-states.js';
-
-/** A reference a write sets, to be checked in its transaction. */
-export interface ReferenceCheck {
-  readonly field: string;
-  /** The resource pointed at. */
-  readonly resource: CompiledResource;
-  readonly id: number;
-  readonly mustBeLive: boolean;
-}
-
-/** Ids a write adds to or takes out of a set (PATCH's add_tags, remove_tags). */
-export interface LinkChange {
-  readonly field: string;
-  readonly add: readonly number[];
-  readonly remove: readonly number[];
-}
-
-/** A create or an update as planned (the write plan is one): plain data, which writeEntry
- * checks and stores. */
-export interface WriteStep {
-  readonly action: 'create' | 'update';
-  readonly resource: CompiledResource;
-  /** The entry to update; undefined for a create. */
-  readonly id: number | undefined;
-  /** The values the body sets, in canonical form. */
-  readonly values: Readonly<Record<string, unknown>>;
-  /** The fields the body sent (the resource's rule reads them). */
-  readonly sent: readonly string[];
-  readonly linkChanges: readonly LinkChange[];
-  readonly references: readonly ReferenceCheck[];
-}
-
-/** A request's precondition (If-Match), checked against the entry as locked: throws if it
- * fails. Given by the pipeline, whose entity tags these are. */
-export type Precondition = (current: Entry) => void;
-
 
 export class StoreTransaction {
   /** The transaction, with the registry's tables (the other steps' statements run on it too). */
   readonly db: EntryTransaction;
-  /** Changes of resource_counts of every table changed, handed to the transaction's tail
-   * when the work is done (a bulk write of a thousand entries, or a commit group of many
-   * writes, then updates each count row once); each moves the table's change counter, the
+  /** Changes of resource_counts, which the store hands to the transaction's tail once the
+   * work is done (a write refused or rolled back never gets there, and adds nothing); the
+   * tail sums them by table, so that a bulk write of a thousand entries, or a commit group of
+   * many writes, updates each count row once. Each moves the table's change counter, the
    * version of its lists. */
-  private readonly countChanges = new Map<CompiledResource, CountChange>();
+  readonly countChanges: CountChange[] = [];
+  /** The change log's records of the work, handed to the tail the same way. */
+  readonly changes: SerializedChange[] = [];
   private readonly knownReferences = new Map<string, ReferenceState>();
-  /** The change log's records of this write, handed to the transaction's tail by finish(). */
-  private readonly changes: SerializedChange[] = [];
   readonly unique: UniqueRules;
 
   // Copied from the store's context once: the write path reads them at every statement. Read
@@ -88,8 +53,6 @@ export class StoreTransaction {
     context: StoreContext,
     /** Who makes the changes; undefined for work that records none (a token's creation). */
     private readonly author: Author | undefined,
-    /** Where the counts and change records go when the work is done, written before the commit. */
-    private readonly tail: WriteTail,
   ) {
     this.db = tx.withTables<EntryTables>();
     this.capabilities = context.handle.capabilities;
@@ -106,16 +69,16 @@ export class StoreTransaction {
   async writeEntry(step: WriteStep, precondition?: Precondition): Promise<Entry> {
     const { resource } = step;
     const existing = step.id === undefined ? undefined : await this.lockExisting(resource, step.id, precondition);
-    const values = await this.checkedValues(step, existing);
-    if (existing !== undefined && values === undefined) return existing;
+    const change = await this.checkedChange(step, existing);
+    if (existing !== undefined && change === undefined) return existing;
     const now = new Date().toISOString();
     let entry: Entry;
     try {
-      entry = existing === undefined ? await this.insert(resource, values!, now) : await this.update(resource, existing, values!, now);
+      entry = existing === undefined ? await this.insertChange(resource, change!, now) : await this.updateChange(resource, existing, change!, now);
     } catch (error) {
       throw error instanceof UniqueConflict ? error.problem() : error;
     }
-    this.recordWrite(step, existing, entry, values!);
+    this.recordWrite(step, existing, entry, change!.values);
     return entry;
   }
 
@@ -127,9 +90,9 @@ export class StoreTransaction {
     return existing;
   }
 
-  /** The values a write stores, once the resource's rule and the references allow them;
-   * undefined for an update that changes no field. */
-  async checkedValues(step: WriteStep, existing: Entry | undefined): Promise<Record<string, unknown> | undefined> {
+  /** What a write stores, once the resource's rule and the references allow it; undefined for
+   * an update that changes no field. */
+  async checkedChange(step: WriteStep, existing: Entry | undefined): Promise<EntryChange | undefined> {
     const { resource } = step;
     const candidate: Record<string, unknown> = { ...existing, ...step.values };
     for (const change of step.linkChanges) {
@@ -137,10 +100,10 @@ export class StoreTransaction {
       candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
     }
     const storedSecret = (name: string) => (step.id === undefined ? Promise.resolve(undefined) : this.storedSecret(resource, step.id, name));
-    const problems = await ruleProblems(step, candidate, storedSecret);
+    const problems = resource.rule === undefined ? [] : await resource.rule(candidate, { sent: new Set(step.sent), storedSecret });
     problems.push(...(await this.referenceProblems(step)));
     if (problems.length > 0) throw validationFailed(problems);
-    return changedValues(resource, step.action, step.values, candidate, existing, storedSecret);
+    return entryChange(resource, step.action, step.values, candidate, existing, storedSecret, this.secrets);
   }
 
   private async referenceProblems(step: WriteStep): Promise<FieldProblem[]> {
@@ -154,12 +117,6 @@ export class StoreTransaction {
       else if (state === 'deleted' && check.mustBeLive) problems.push(fieldProblem(check.field, 'field.referenceDeleted', params));
     });
     return problems;
-  }
-
-  /** Records a create or an update as the change it is. */
-  recordWrite(step: WriteStep, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
-    const { resource } = step;
-    this.recordChange({ action: step.action, resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged: secretsChangedBy(resource, values) });
   }
 
   /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */
@@ -193,24 +150,33 @@ export class StoreTransaction {
 
   /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns
    * the service writes beside the fields (a token's digest), never shown. */
-  async insert(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
-    const row = this.newRow(resource, values, now, columns);
-    const entry = await this.unique.enforceCreate(resource, values, (skipConflicts) =>
-      skipConflicts ? this.insertUnlessTaken(resource, row) : this.writeRow(resource, 'insert', row, undefined),
-    );
-    await writeLinks(this.db, this.templates, resource, entry, values, undefined);
+  insert(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
+    return this.insertChange(resource, { values, ...rowChange(resource, values, undefined, this.secrets) }, now, columns);
+  }
+
+  /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
+  update(resource: CompiledResource, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
+    return this.updateChange(resource, existing, { values, ...rowChange(resource, values, existing, this.secrets) }, now);
+  }
+
+  async insertChange(resource: CompiledResource, change: EntryChange, now: string, columns: Row = {}): Promise<Entry> {
+    const newRow = { ...change, row: this.newRow(resource, change.row, now, columns) };
+    const entry = await this.unique.enforceCreate(resource, change.values, (skipConflicts) => this.writeRows(resource, skipConflicts ? 'insert unless taken' : 'insert', newRow));
     this.countChange(resource, 1, 1);
     return entry;
   }
 
-  /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
-  async update(resource: CompiledResource, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
-    const row: Row = { ...encodeValues(resource, values, this.secrets), updated_at: now };
-    const candidate = { ...existing, ...values };
-    const entry = await this.unique.enforce(resource, candidate, existing, () => this.writeRow(resource, 'update', row, existing.id));
-    await writeLinks(this.db, this.templates, resource, entry, values, existing);
+  private async updateChange(resource: CompiledResource, existing: Entry, change: EntryChange, now: string): Promise<Entry> {
+    const candidate = { ...existing, ...change.values };
+    const write = { ...change, row: { ...change.row, updated_at: now } };
+    const entry = await this.unique.enforce(resource, candidate, existing, async () => (await this.writeRows(resource, 'update', write, existing.id))!);
     this.countChange(resource, 0, 0);
     return entry;
+  }
+
+  /** Records a create or an update as the change it is. */
+  recordWrite(step: WriteStep, existing: Entry | undefined, entry: Entry, values: Record<string, unknown>): void {
+    this.recordChange({ action: step.action, resource: step.resource, entryId: entry.id, before: existing ?? null, after: entry, secretsChanged: secretsChangedBy(step.resource, values) });
   }
 
   /** Removes a live entry for good, with its links. */
@@ -224,20 +190,10 @@ export class StoreTransaction {
     this.countChange(resource, -1, -1);
   }
 
-  /** Notes a change for the change log (contract section 13), handed to the tail by finish(). */
+  /** Notes a change for the change log (contract section 13). */
   recordChange(change: PendingChange): void {
     if (this.author === undefined) throw new Error('this transaction records no changes');
     this.changes.push(serializeChange(change, this.author));
-  }
-
-  /** Hands what the work left pending to the transaction's tail, as the work's last step (a
-   * write refused or rolled back never gets here, and adds nothing). The receipt tells the id
-   * of the write's last change record once the tail is written. */
-  finish(): ChangeReceipt {
-    const receipt = this.tail.add(this.countChanges, this.changes);
-    this.countChanges.clear();
-    this.changes.length = 0;
-    return receipt;
   }
 
   /** What the entries pointed at are, in the order of `references`: each looked up once per
@@ -264,71 +220,66 @@ export class StoreTransaction {
     return typeof sealed === 'string' ? this.secrets.open(sealed, secretContext(resource, field.column)) : undefined;
   }
 
-  /** The row of a new entry: its values' columns, `columns`, the timestamps, and live. */
-  newRow(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Row {
-    const row: Row = { ...encodeValues(resource, values, this.secrets), ...columns, created_at: now, updated_at: now };
+  /** The row of a new entry: its values' columns (`encoded`), `columns`, the timestamps, and live. */
+  newRow(resource: CompiledResource, encoded: Row, now: string, columns: Row = {}): Row {
+    const row: Row = { ...encoded, ...columns, created_at: now, updated_at: now };
     if (resource.deletion.mode === 'soft') row[resource.deletion.liveColumn] = 1;
     return row;
   }
 
   /** Notes entries added or made live (negative: removed) in `resource`'s table. */
   countChange(resource: CompiledResource, total: number, live: number): void {
-    addCountChange(this.countChanges, resource, total, live);
+    this.countChanges.push({ resource, total, live });
   }
 
-  /** Inserts `row` unless its unique values are taken (no row then); see
-   * DatabaseCapabilities.insertSkipsConflicts, which implies RETURNING. */
-  private async insertUnlessTaken(resource: CompiledResource, row: Row): Promise<Entry | undefined> {
+  /** Writes an entry's own row, then the link rows of its sets; the stored entry comes back
+   * through RETURNING where the dialect has it, else by reading it again. Undefined when an
+   * insert unless taken skipped the row (DatabaseCapabilities.insertSkipsConflicts, which
+   * implies RETURNING). */
+  private async writeRows(resource: CompiledResource, statement: 'insert' | 'insert unless taken' | 'update', change: RowChange, id?: number): Promise<Entry | undefined> {
+    const { row, links } = change;
     const columns = Object.keys(row);
-    const query = this.templates.get(`insert unless taken ${resource.table} ${columns.join(',')}`, (slot) =>
-      this.db
-        .insertInto(resource.table)
-        .values(Object.fromEntries(columns.map((column, index) => [column, slot(index)])))
-        .onConflict((conflict) => conflict.doNothing())
-        .returning(resource.storedColumns),
-    );
-    const stored = (await query.execute(this.db, Object.values(row))).rows[0] as Row | undefined;
-    return stored === undefined ? undefined : decodeEntry(resource, stored);
-  }
-
-  /** Runs an insert or update template over `row`'s columns; the stored entry comes back
-   * through RETURNING where the dialect has it, else by reading it again. */
-  private async writeRow(resource: CompiledResource, statement: 'insert' | 'update', row: Row, id: number | undefined): Promise<Entry> {
-    const columns = Object.keys(row);
-    const returning = statement === 'insert' ? this.capabilities.insertReturning : this.capabilities.returning;
+    const returning = statement === 'update' ? this.capabilities.returning : statement === 'insert' ? this.capabilities.insertReturning : true;
     const query = this.templates.get(`${statement} ${resource.table} ${columns.join(',')} ${returning}`, (slot) => {
       const slots = Object.fromEntries(columns.map((column, index) => [column, slot(index)]));
       const write: any =
-        statement === 'insert'
-          ? this.db.insertInto(resource.table).values(slots)
-          : this.db.updateTable(resource.table).set(slots).where('id', '=', slot(columns.length));
+        statement === 'update'
+          ? this.db.updateTable(resource.table).set(slots).where('id', '=', slot(columns.length))
+          : statement === 'insert'
+            ? this.db.insertInto(resource.table).values(slots)
+            : this.db.insertInto(resource.table).values(slots).onConflict((conflict) => conflict.doNothing());
       return returning ? write.returning(resource.storedColumns) : write;
     });
     const result = await query.execute(this.db, id === undefined ? Object.values(row) : [...Object.values(row), id]);
-    if (returning) return decodeEntry(resource, result.rows[0] as Row);
-    const entry = await this.lockForWrite(resource, id ?? Number(result.insertId));
-    if (entry === undefined) throw new Error(`${resource.name} ${id ?? result.insertId} vanished while written`);
+    const stored = result.rows[0] as Row | undefined;
+    if (statement === 'insert unless taken' && stored === undefined) return undefined;
+    const owner = id ?? Number(returning ? stored!.id : result.insertId);
+    for (const { link, added, removed } of links) {
+      if (removed.length > 0) await this.db.deleteFrom(link.table).where(link.ownerColumn, '=', owner).where(link.targetColumn, 'in', [...removed]).execute();
+      if (added.length === 0) continue;
+      // A template per number of ids added (at most a set's bound): a bulk create of 1,000
+      // servers with one tag each compiled this insert 1,000 times otherwise.
+      const flagged = link.ownerDeletedColumn;
+      const width = flagged === undefined ? 2 : 3;
+      const insert = this.templates.get(`link ${link.table} ${added.length}`, (slot) =>
+        this.db.insertInto(link.table).values(
+          added.map((_, index) => ({
+            [link.ownerColumn]: slot(index * width),
+            [link.targetColumn]: slot(index * width + 1),
+            ...(flagged === undefined ? {} : { [flagged]: slot(index * width + 2) }),
+          })),
+        ),
+      );
+      await insert.execute(this.db, added.flatMap((target) => (flagged === undefined ? [owner, target] : [owner, target, change.ownerDeleted])));
+    }
+    const entry = returning ? decodeEntry(resource, stored!) : await this.lockForWrite(resource, owner);
+    if (entry === undefined) throw new Error(`${resource.name} ${owner} vanished while written`);
+    for (const { name, ids } of links) entry[name] = [...ids];
     return entry;
   }
-}
-
-/** The resource's own rule, on the entry as it would be stored (it may set fields in it). */
-function ruleProblems(step: WriteStep, candidate: Record<string, unknown>, storedSecret: (name: string) => Promise<string | undefined>): Promise<FieldProblem[]> | FieldProblem[] {
-  const rule = step.resource.rule;
-  if (rule === undefined) return [];
-  return rule(candidate, { sent: new Set(step.sent), storedSecret });
 }
 
 /** The secret fields a write sets. */
 export function secretsChangedBy(resource: CompiledResource, values: Record<string, unknown>): string[] {
   return Object.keys(values).filter((name) => resource.fields[name]?.writeOnly === true);
-}
-
-/** A create's values once the resource's rule allows them, for a create run without a
- * transaction (ResourceStore.createAlone): one that sets no reference and no set. */
-export async function newEntryValues(step: WriteStep): Promise<Record<string, unknown>> {
-  const candidate: Record<string, unknown> = { ...step.values };
-  const problems = await ruleProblems(step, candidate, () => Promise.resolve(undefined));
-  if (problems.length > 0) throw validationFailed(problems);
-  return (await changedValues(step.resource, step.action, step.values, candidate, undefined, () => Promise.resolve(undefined)))!;
 }

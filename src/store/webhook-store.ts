@@ -11,7 +11,8 @@ import type { Author } from './change-log.js';
 import { rolledBackIf } from './dry-run.js';
 import type { Entry } from './entry-rows.js';
 import type { ResourceStore } from './resource-store.js';
-import type { Precondition, StoreTransaction } from './store-transaction.js';
+import type { StoreTransaction } from './store-transaction.js';
+import type { Precondition } from './write-step.js';
 import { WEBHOOKS } from './webhook-definition.js';
 
 /** How long the secret before a rotation still signs deliveries. */

@@ -13,18 +13,9 @@ import { countRowUpdate, countShareUpdate } from './resource-counts.js';
 
 /** Entries added and made live (negative: removed) in a table. */
 export interface CountChange {
-  total: number;
-  live: number;
-}
-
-/** Adds `total` and `live` to `resource`'s change in `counts`. */
-export function addCountChange(counts: Map<ResourceDefinition, CountChange>, resource: ResourceDefinition, total: number, live: number): void {
-  const sum = counts.get(resource);
-  if (sum === undefined) counts.set(resource, { total, live });
-  else {
-    sum.total += total;
-    sum.live += live;
-  }
+  readonly resource: ResourceDefinition;
+  readonly total: number;
+  readonly live: number;
 }
 
 /** What a write learns once its transaction's tail is written: the id of its last change
@@ -57,7 +48,8 @@ async function adjustCount(
 }
 
 export class WriteTail implements TransactionTail {
-  private readonly counts = new Map<ResourceDefinition, CountChange>();
+  /** The sum of the writes' count changes, by table. */
+  private readonly counts = new Map<ResourceDefinition, { total: number; live: number }>();
   private readonly changes: SerializedChange[] = [];
   /** Each write's receipt, and the position of its last record in `changes`. */
   private readonly receipts: { receipt: ChangeReceipt; last: number }[] = [];
@@ -72,8 +64,15 @@ export class WriteTail implements TransactionTail {
   ) {}
 
   /** Adds what one write left, as the last step of its work. */
-  add(counts: ReadonlyMap<ResourceDefinition, CountChange>, changes: readonly SerializedChange[]): ChangeReceipt {
-    for (const [resource, change] of counts) addCountChange(this.counts, resource, change.total, change.live);
+  add(counts: readonly CountChange[], changes: readonly SerializedChange[]): ChangeReceipt {
+    for (const { resource, total, live } of counts) {
+      const sum = this.counts.get(resource);
+      if (sum === undefined) this.counts.set(resource, { total, live });
+      else {
+        sum.total += total;
+        sum.live += live;
+      }
+    }
     const receipt: ChangeReceipt = { lastChange: undefined, pending: false };
     if (changes.length > 0) {
       this.changes.push(...changes);
