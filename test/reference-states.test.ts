@@ -1,5 +1,5 @@
 // A write's references are looked up together, in one statement over every table pointed at
-// (src/store/reference-states.ts): each id must still get its own answer, in the order the
+// (src/store/entry-rows.ts, lookUpReferenceStates): each id must still get its own answer, in the order the
 // body names them, whatever else the same request points at.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -11,7 +11,7 @@ import type { Database, EntryTables } from '../db/database-schema.js';
 import { entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, entryChange, rowChange, secretContext, type EntryChange, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
+import { decodeEntry, entryChange, lookUpReferenceStates, referenceKey, rowChange, secretContext, type EntryChange, type ReferenceState, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
@@ -19,7 +19,6 @@ import { readChanges } from './resource-counts.js';
 import type { CountChange } from './write-tail.js';
 import type { Precondition, WriteStep } from './write-step.js';
 import { UniqueConflict, UniqueRules } from './unique-rules.js';
-import { lookUpReferenceStates, referenceKey, type ReferenceState } from './reference-states.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
