@@ -143,7 +143,12 @@ export interface RowChange {
   readonly ownerDeleted: 0 | 1;
 }
 
-export function rowChange(resource: CompiledResource, values: Record<string, unknown>, existing: Entry | undefined, secrets: SecretBox): RowChange {
+/** What a write stores (changedValues' values) and how (RowChange). */
+export interface EntryChange extends RowChange {
+  readonly values: Record<string, unknown>;
+}
+
+export function rowChange(resource: CompiledResource, values: Record<string, unknown>, existing: Entry | undefined, secrets: SecretBox): EntryChange {
   const links: LinkRows[] = [];
   for (const [name, link] of resource.linkedFields) {
     const previous = (existing?.[name] as number[] | undefined) ?? [];
@@ -153,15 +158,11 @@ export function rowChange(resource: CompiledResource, values: Record<string, unk
   // A new entry is stored live.
   const owner = existing === undefined ? undefined : { ...existing, ...values };
   const ownerDeleted = resource.deletion.mode === 'soft' && owner?.[resource.deletion.flagField] === 1 ? 1 : 0;
-  return { row: encodeValues(resource, values, secrets), links, ownerDeleted };
+  return { values, row: encodeValues(resource, values, secrets), links, ownerDeleted };
 }
 
 /** What a write step stores (changedValues) and how (rowChange), at once: undefined for an
  * update that would change no field. */
-export interface EntryChange extends RowChange {
-  readonly values: Record<string, unknown>;
-}
-
 export async function entryChange(
   resource: CompiledResource,
   action: 'create' | 'update',
@@ -172,7 +173,7 @@ export async function entryChange(
   secrets: SecretBox,
 ): Promise<EntryChange | undefined> {
   const values = await changedValues(resource, action, sent, candidate, existing, storedSecret);
-  return values === undefined ? undefined : { values, ...rowChange(resource, values, existing, secrets) };
+  return values === undefined ? undefined : rowChange(resource, values, existing, secrets);
 }
 
 /** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per

@@ -150,12 +150,12 @@ export class StoreTransaction {
   /** Stores a new entry; throws UniqueConflict when its values are taken. `columns`: columns
    * the service writes beside the fields (a token's digest), never shown. */
   insert(resource: CompiledResource, values: Record<string, unknown>, now: string, columns: Row = {}): Promise<Entry> {
-    return this.insertChange(resource, { values, ...rowChange(resource, values, undefined, this.secrets) }, now, columns);
+    return this.insertChange(resource, rowChange(resource, values, undefined, this.secrets), now, columns);
   }
 
   /** Stores new values of `existing`; throws UniqueConflict when they are taken. */
   update(resource: CompiledResource, existing: Entry, values: Record<string, unknown>, now: string): Promise<Entry> {
-    return this.updateChange(resource, existing, { values, ...rowChange(resource, values, existing, this.secrets) }, now);
+    return this.updateChange(resource, existing, rowChange(resource, values, existing, this.secrets), now);
   }
 
   async insertChange(resource: CompiledResource, change: EntryChange, now: string, columns: Row = {}): Promise<Entry> {
