@@ -3,13 +3,13 @@
 import { Kysely, sql, type Transaction } from 'kysely';
 import { ConfigError } from '../errors/config-error.js';
 import type { Database } from './database-schema.js';
-import type { ChangeSignal, ConnectOptions, GroupedWork, TransactionRunner, TransactionTail, TransactionWork, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault } from './dialects/database-dialect.js';
+import type { ChangeSignal, ConnectOptions, GroupedWork, TailedResult, TransactionRunner, TransactionTail, DatabaseCapabilities, DatabaseDialect, DatabaseFailure, DialectQueries, OpenedDatabase, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault } from './dialects/database-dialect.js';
 import { mariadbDialect } from './dialects/mariadb.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import type { Ddl } from './migrations/ddl.js';
 
-export type { ChangeSignal, ConnectOptions, TransactionTail, TransactionWork, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault };
+export type { ChangeSignal, ConnectOptions, TailedResult, TransactionTail, DatabaseCapabilities, DatabaseFailure, DialectQueries, PoolStatistics, ReadSnapshot, SingleCreateStatement, SingleCreateValues, StorageFault };
 
 const DIALECTS: readonly DatabaseDialect[] = [sqliteDialect, postgresDialect, mariadbDialect];
 
@@ -30,10 +30,11 @@ export interface DatabaseHandle extends DialectFacilities {
    * if it resolves, rolled back if it throws. `durable: false` where losing the commit in a
    * power cut is harmless: SQLite's commit group then skips the fsync (sqlite-commit-group.ts),
    * PostgreSQL the wait for the WAL's flush (the dialect's lazyCommit); MariaDB's commits are
-   * all as its server is set. `newTail`: makes the transaction's tail (TransactionTail), given to the work and
-   * written after it, before the COMMIT; every tail on a handle is of one kind, the store's. */
+   * all as its server is set. `tail`: writes the part the work leaves beside its value
+   * (TailedResult), after the work, before the COMMIT, with the other parts of the
+   * transaction; every tail on a handle is of one kind, the store's. */
   transaction<T>(work: (tx: Transaction<Database>) => Promise<T>, durable?: boolean): Promise<T>;
-  transaction<T, Tail extends TransactionTail>(work: TransactionWork<T, Tail>, durable: boolean | undefined, newTail: () => Tail): Promise<T>;
+  transaction<T, Part>(work: (tx: Transaction<Database>) => Promise<TailedResult<T, Part>>, durable: boolean | undefined, tail: TransactionTail<Part>): Promise<T>;
   /** What a driver error means. */
   failureOf(error: unknown): DatabaseFailure;
   /** The error to stop the start with: one sentence for the operator (a ConfigError) when
@@ -45,11 +46,12 @@ export interface DatabaseHandle extends DialectFacilities {
 }
 
 /** A transaction of one work, with its tail if it has one. */
-async function alone<T>(tx: Transaction<Database>, work: GroupedWork<T>, newTail: (() => TransactionTail) | undefined): Promise<T> {
-  const tail = newTail?.();
-  const result = await work(tx, tail);
-  await tail?.write(tx);
-  return result;
+async function alone(tx: Transaction<Database>, work: GroupedWork, tail: TransactionTail | undefined): Promise<unknown> {
+  const result = await work(tx);
+  if (tail === undefined) return result;
+  const { value, part } = result as TailedResult<unknown>;
+  await tail.write(tx, [part]);
+  return value;
 }
 
 async function ping(db: Kysely<Database>, timeoutMs: number): Promise<void> {
@@ -110,10 +112,10 @@ export function connectDatabase(url: string, options: ConnectOptions): DatabaseH
   const lazyCommit = dialect.queries.lazyCommit;
   const runTransaction: TransactionRunner =
     opened.transactions?.(db) ??
-    ((work, durable, newTail) =>
+    ((work, durable, tail) =>
       db.transaction().execute(async (tx) => {
         if (durable === false && lazyCommit !== undefined) await lazyCommit.execute(tx);
-        return alone(tx, work, newTail);
+        return alone(tx, work, tail);
       }));
   const { dialect: _kyselyDialect, transactions: _transactions, ...facilities } = opened;
   return {

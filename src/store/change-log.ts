@@ -1,15 +1,12 @@
-// The change log (contract section 13): its records are written by the transaction of the
-// change (its tail, write-tail.ts, calls writeChanges), and read here by list, history and
-// the change feed. A record's JSON is made from the stored texts by concatenation: the
+// The change log (contract section 13): a change is serialized here when it is made, its
+// record written by the transaction of the change (its tail, write-tail.ts), and read here by
+// list, history and the change feed. A record's JSON is made from the stored texts by concatenation: the
 // snapshots were serialized once, when written, as responses show the entry.
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
-import type { DatabaseCapabilities } from '../db/connect.js';
-import { PENDING_COLUMNS, type ChangeLogTable, type Database } from '../db/database-schema.js';
+import type { Kysely } from 'kysely';
+import type { ChangeLogTable, Database } from '../db/database-schema.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
 import type { Entry } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
-import { countShareUpdate } from './resource-counts.js';
-import { rowBatches, slottedRows } from './row-batches.js';
 
 export const CHANGE_ACTIONS = ['create', 'update', 'delete', 'restore'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
@@ -73,83 +70,6 @@ export interface ChangeRecord {
   readonly actor: string;
   readonly action: ChangeAction;
   readonly json: string;
-}
-
-/** The columns of a record, in the order of rowValues; the pending queue has all but the id. */
-const COLUMNS = ['id', ...PENDING_COLUMNS] as const;
-
-/** The values of `change`'s row in the order of PENDING_COLUMNS (after its id, where it has one). */
-function rowValues(change: SerializedChange, at: string): unknown[] {
-  return [at, change.action, change.resource, change.entryId, change.author.actor, change.author.requestId, change.before, change.after, change.secretsChanged];
-}
-
-/**
- * Writes the records of `changes`, in order, with consecutive ids taken from change_log_state
- * (where writes run one at a time: SQLite). Called last in the transaction (after every other
- * write): the state row's lock, held from here to the commit, is what orders the log, and
- * holding it while waiting for any other lock could deadlock.
- */
-export async function writeChanges(
-  tx: Transaction<Database>,
-  templates: QueryTemplates,
-  capabilities: DatabaseCapabilities,
-  changes: readonly SerializedChange[],
-): Promise<number> {
-  const taken = templates.get(`take change ids ${capabilities.updateReturning}`, (slot) => {
-    const update = tx.updateTable('change_log_state').set((eb) => ({ last_id: eb('last_id', '+', slot(0)) })).where('id', '=', 1);
-    return capabilities.updateReturning ? update.returning('last_id') : update;
-  });
-  const result = await taken.execute(tx, [changes.length]);
-  let last = Number((result.rows[0] as { last_id?: unknown } | undefined)?.last_id);
-  if (!capabilities.updateReturning) {
-    const read = templates.get('last change id', () => tx.selectFrom('change_log_state').select('last_id').where('id', '=', 1));
-    last = Number((await read.execute(tx, [])).rows[0]?.last_id);
-  }
-  const at = new Date().toISOString();
-  let id = last - changes.length;
-  for (const chunk of rowBatches(changes)) {
-    const insert = templates.get(`insert changes ${chunk.length}`, (slot) =>
-      tx.insertInto('change_log').values(slottedRows(chunk.length, COLUMNS, slot) as any),
-    );
-    const values: unknown[] = [];
-    for (const change of chunk) values.push((id += 1), ...rowValues(change, at));
-    await insert.execute(tx, values);
-  }
-  return last;
-}
-
-/** writePendingChanges() of one record, with the count change of its table in its share
- * `shard` in the same statement (DatabaseCapabilities.modifyingWith); whether the share's row
- * was there (if not, the caller adjusts the table's own row). */
-export async function writePendingChangeWithCountShare(
-  tx: Transaction<Database>,
-  templates: QueryTemplates,
-  change: SerializedChange,
-  count: { table: string; total: number; live: number },
-  shard: RawBuilder<number>,
-): Promise<boolean> {
-  const insert = templates.get('insert pending change with count share', (slot) =>
-    tx
-      .with('share', (db) => countShareUpdate(db, slot, shard).returning('shard'))
-      .insertInto('change_log_pending')
-      .values(slottedRows(1, PENDING_COLUMNS, (index) => slot(index + 3))[0] as any)
-      .returning((eb) => eb.selectFrom('share').select((inner) => inner.fn.countAll<number>().as('shares')).as('shares')),
-  );
-  const result = await insert.execute(tx, [count.total, count.live, count.table, ...rowValues(change, new Date().toISOString())]);
-  return Number((result.rows[0] as { shares?: unknown } | undefined)?.shares) > 0;
-}
-
-/** Writes the records of `changes`, in order, without ids, to the queue that the change
- * sequencer numbers after the commit (src/store/change-sequencer.ts): no lock shared with
- * any other writer. */
-export async function writePendingChanges(tx: Transaction<Database>, templates: QueryTemplates, changes: readonly SerializedChange[]): Promise<void> {
-  const at = new Date().toISOString();
-  for (const chunk of rowBatches(changes)) {
-    const insert = templates.get(`insert pending changes ${chunk.length}`, (slot) =>
-      tx.insertInto('change_log_pending').values(slottedRows(chunk.length, PENDING_COLUMNS, slot) as any),
-    );
-    await insert.execute(tx, chunk.flatMap((change) => rowValues(change, at)));
-  }
 }
 
 export function recordOf(row: ChangeLogTable): ChangeRecord {

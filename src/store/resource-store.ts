@@ -4,7 +4,7 @@
 // their outcome tells whether the database can store writes (storage-health.ts).
 import type { RawBuilder, Transaction } from 'kysely';
 import type { Database, EntryDatabase, EntryTables } from '../db/database-schema.js';
-import type { DatabaseHandle, DatabaseFailure, StorageFault } from '../db/connect.js';
+import type { DatabaseHandle, DatabaseFailure, StorageFault, TailedResult } from '../db/connect.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { ChangeLog, type Author } from './change-log.js';
@@ -21,7 +21,7 @@ import { StorageHealth, storageFaultOf, type DiskSpace, type DiskWatch } from '.
 import type { StoreContext } from './store-context.js';
 import { SingleCreate, type PointedAt } from './single-create.js';
 import { StoreTransaction } from './store-transaction.js';
-import { WriteTail, type ChangeReceipt } from './write-tail.js';
+import { WriteTail, type ChangeReceipt, type TailPart } from './write-tail.js';
 
 export interface ListPage {
   readonly items: Entry[];
@@ -56,10 +56,9 @@ export class ResourceStore {
   private readonly sequencer: ChangeSequencer | undefined;
   /** The count share a write adds to (resource-counts.ts), where counts are shared. */
   private readonly countShard: RawBuilder<number> | undefined;
-  /** Makes a transaction's tail, when a write of this store is the first of it to need one:
-   * every store on a handle writes its tail the same way, so the stores of one commit group
-   * share it. */
-  private readonly newTail = (): WriteTail => new WriteTail(this.templates, this.handle.capabilities, this.handle.changeSignal?.notify, this.countShard);
+  /** Writes what the writes of a transaction leave to its end (write-tail.ts): every store on a
+   * handle writes it the same way, so one serves the stores of a commit group. */
+  private readonly tail: WriteTail;
   /** Creates in one statement, where the dialect can (single-create.ts). */
   private readonly singleCreate: SingleCreate | undefined;
 
@@ -87,6 +86,7 @@ export class ResourceStore {
     this.health = new StorageHealth(handle.failureOf, this.probe);
     this.changeLog = new ChangeLog(handle.db, this.templates);
     this.countShard = handle.queries.countShard(COUNT_SHARDS);
+    this.tail = new WriteTail(this.templates, handle.capabilities, handle.changeSignal?.notify, this.countShard);
     this.singleCreate = SingleCreate.possible(this.context, this.countShard) ? new SingleCreate(this.context, this.countShard) : undefined;
     this.sequencer = handle.capabilities.numbersChangesAfterCommit
       ? new ChangeSequencer(handle.db, handle.changeSignal?.notify, (lastId) => this.changesCommitted(lastId), handle.queries.numberChanges)
@@ -114,23 +114,21 @@ export class ResourceStore {
     // Before anything is written, so that a refusal changes nothing.
     this.disk?.refuseWriteIfFlooded();
     try {
-      let receipt: ChangeReceipt | undefined;
-      const write = async (tx: Transaction<Database>, tail: WriteTail): Promise<T> => {
+      // Tells the id of the work's last change record once the tail has written it.
+      const receipt: ChangeReceipt = { lastChange: undefined, pending: false };
+      const write = async (tx: Transaction<Database>): Promise<TailedResult<T, TailPart>> => {
         const storeTx = new StoreTransaction(tx, this.context, author);
-        const outcome = await work(storeTx);
-        // What the work left for the tail, as its last step: the receipt tells the id of its
-        // last change record once the tail is written.
-        receipt = tail.add(storeTx.countChanges, storeTx.changes);
-        return outcome;
+        const value = await work(storeTx);
+        // What the work leaves to the tail, once it is done (a refused work leaves nothing).
+        return { value, part: { counts: storeTx.countChanges, changes: storeTx.changes, receipt } };
       };
-      const result = await this.handle.transaction(write, undefined, this.newTail);
+      const result = await this.handle.transaction(write, undefined, this.tail);
       this.health.succeeded();
-      const lastChange = receipt?.lastChange;
-      if (lastChange !== undefined) this.changesCommitted(lastChange);
+      if (receipt.lastChange !== undefined) this.changesCommitted(receipt.lastChange);
       // The write is acknowledged once its records have ids, so that a read of the change
       // log after the answer finds them. If numbering fails now, the write stays committed
       // (and answered), and its records stay in the queue for the next sweep (sweepChanges).
-      if (receipt?.pending === true) await this.sequencer?.number().catch(() => undefined);
+      if (receipt.pending) await this.sequencer?.number().catch(() => undefined);
       return result;
     } catch (error) {
       this.health.failed(error);

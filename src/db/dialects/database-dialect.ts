@@ -118,26 +118,29 @@ export interface ReadSnapshot {
 }
 
 /** What the writes of one transaction leave to its end, written once, just before the COMMIT:
- * the store's WriteTail (count rows, change records). One per transaction: in a commit group
- * (SQLite) the group's writes share it, so that the group writes each count row and the change
- * log once. A write adds to it only as the last step of its work, so that a write refused or
- * rolled back to its savepoint has added nothing; if writing it fails, the whole transaction
- * fails and no write of it is acknowledged. */
-export interface TransactionTail {
-  write(tx: Transaction<Database>): Promise<void>;
+ * the store's WriteTail (count rows, change records). A work that has a tail resolves to its
+ * result and its part (TailedResult: plain data the work made); the runner hands the parts of
+ * the transaction's works to the tail at once, so that in a commit group (SQLite) the group
+ * writes each count row and the change log once. A work refused or rolled back to its
+ * savepoint leaves no part; if writing them fails, the whole transaction fails and no write of
+ * it is acknowledged. */
+export interface TransactionTail<Part = unknown> {
+  write(tx: Transaction<Database>, parts: readonly Part[]): Promise<void>;
 }
 
-/** The work of one write: its transaction, and the transaction's tail (made by `newTail` of
- * DatabaseHandle.transaction at the first work that gives one; undefined for works that give
- * none and run alone). */
-export type TransactionWork<T, Tail extends TransactionTail = TransactionTail> = (tx: Transaction<Database>, tail: Tail) => Promise<T>;
+/** What a work that has a tail resolves to: its result, and what it leaves to the tail. */
+export interface TailedResult<T, Part = unknown> {
+  readonly value: T;
+  readonly part: Part;
+}
 
-/** A work as a transaction runner sees it: its tail, if one was made (TransactionTail). */
-export type GroupedWork<T> = (tx: Transaction<Database>, tail: TransactionTail | undefined) => Promise<T>;
+/** A work as a transaction runner sees it: a TailedResult when it came with a tail. */
+export type GroupedWork = (tx: Transaction<Database>) => Promise<unknown>;
 
-/** Runs a work in a transaction: committed if it resolves, rolled back if it throws, its tail
- * (made by `newTail`) written before the COMMIT (DatabaseHandle.transaction). */
-export type TransactionRunner = <T>(work: GroupedWork<T>, durable: boolean | undefined, newTail: (() => TransactionTail) | undefined) => Promise<T>;
+/** Runs a work in a transaction: committed if it resolves, rolled back if it throws; with a
+ * tail, the work's part written by it before the COMMIT and the work's value resolved
+ * (DatabaseHandle.transaction). */
+export type TransactionRunner = (work: GroupedWork, durable: boolean | undefined, tail: TransactionTail | undefined) => Promise<unknown>;
 
 /** A database opened by a dialect, before Kysely is put on top. */
 export interface OpenedDatabase {

@@ -10,13 +10,13 @@
 import { CompiledQuery, DefaultQueryExecutor, Transaction, type Dialect, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from '../database-schema.js';
 import type SqliteDatabase from 'better-sqlite3';
-import type { GroupedWork, TransactionTail } from './database-dialect.js';
+import type { GroupedWork, TailedResult, TransactionTail } from './database-dialect.js';
 import { moveStatement, QUEUE_SUFFIX } from './sqlite-search-queue.js';
 
 interface Pending {
-  work: GroupedWork<unknown>;
-  /** Makes the transaction's tail, if this work is the first to need one. */
-  newTail: (() => TransactionTail) | undefined;
+  work: GroupedWork;
+  /** Writes the part the work leaves (its result is then a TailedResult). */
+  tail: TransactionTail | undefined;
   durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -98,9 +98,9 @@ export class CommitGroup {
    * committed without waiting for an fsync (synchronous NORMAL: in WAL mode still atomic and
    * in order, a later durable commit makes it durable too), so that it does not hold the
    * event loop for a disk flush. A group with any durable write is committed as configured. */
-  run<T>(work: GroupedWork<T>, durable = true, newTail?: () => TransactionTail): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, newTail, durable, resolve: resolve as (value: unknown) => void, reject });
+  run(work: GroupedWork, durable = true, tail?: TransactionTail): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      this.queue.push({ work, tail, durable, resolve, reject });
       if (!this.draining) {
         this.draining = true;
         // After the I/O callbacks of this event-loop turn: the writes they started join.
@@ -150,13 +150,20 @@ export class CommitGroup {
       run(BEGIN);
       try {
         const results: Result[] = [];
-        // Shared by the group's writes: written once, after the last of them (TransactionTail).
+        // The parts the group's writes leave, written once, after the last of them, by the tail
+        // of the first (every tail on a handle is the store's: TransactionTail).
         let tail: TransactionTail | undefined;
+        const parts: unknown[] = [];
         for (const pending of group) {
-          if (pending.newTail !== undefined) tail ??= pending.newTail();
           run(SAVEPOINT);
           try {
-            results.push({ ok: true, value: await pending.work(this.tx, tail) });
+            const result = await pending.work(this.tx);
+            if (pending.tail === undefined) results.push({ ok: true, value: result });
+            else {
+              tail ??= pending.tail;
+              parts.push((result as TailedResult<unknown>).part);
+              results.push({ ok: true, value: (result as TailedResult<unknown>).value });
+            }
           } catch (error) {
             run(ROLLBACK_TO);
             results.push({ ok: false, error });
@@ -166,7 +173,7 @@ export class CommitGroup {
         // A group none of whose writes stands (refusals, dry runs) is rolled back rather than
         // committed: a commit would still write the pages those writes touched and undid.
         if (results.some((result) => result.ok)) {
-          await tail?.write(this.tx);
+          if (tail !== undefined) await tail.write(this.tx, parts);
           this.finishWrites();
           run(COMMIT);
         } else {
