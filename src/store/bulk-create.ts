@@ -47,7 +47,7 @@ async function insertMany(tx: StoreTransaction, resource: CompiledResource, chan
     for (const [index, change] of changes.entries()) entries.push(await tx.insertChange(resource, change, now).catch((error) => rethrowAt(error, index)));
     return entries;
   }
-  if (tx.capabilities.failedStatementEndsTransaction) await tx.unique.refuseMany(resource, valuesList);
+  if (tx.capabilities.failedStatementEndsTransaction) await tx.unique.refuseMany(tx.db, resource, valuesList);
   const entries: Entry[] = [];
   for (const batch of rowBatches(rows)) {
     const query = tx.templates.get(`insert ${resource.table} ${signature} x${batch.length}`, (slot) =>
@@ -64,7 +64,7 @@ async function insertMany(tx: StoreTransaction, resource: CompiledResource, chan
       // name the first entry of the batch whose values are taken.
       if (!tx.capabilities.failedStatementEndsTransaction && tx.failureOf(error) === 'unique') {
         for (let index = entries.length; index < entries.length + batch.length; index++) {
-          await tx.unique.refuse(resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
+          await tx.unique.refuse(tx.db, resource, valuesList[index]!, undefined).catch((refusal) => rethrowAt(refusal, index));
         }
       }
       throw error;

@@ -152,7 +152,7 @@ async function restoreRow(tx: StoreTransaction, resource: CompiledResource, exis
   // let the unique index catch what races past the look.
   const taken: UniqueRule[] = [];
   for (const rule of resource.unique) {
-    if (rule.amongLive && (await tx.unique.isTaken(resource, rule, [existing], existing.id))) taken.push(rule);
+    if (rule.amongLive && (await tx.unique.isTaken(tx.db, resource, rule, [existing], existing.id))) taken.push(rule);
   }
   if (taken.length > 0) throw new UniqueConflict(taken);
   const query = tx.templates.get(`restore ${resource.table}`, (slot) =>

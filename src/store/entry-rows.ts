@@ -216,21 +216,40 @@ export async function markLinkOwner(db: EntryDatabase, templates: QueryTemplates
 
 export type ReferenceState = 'live' | 'deleted' | 'missing';
 
-/** The key of an entry's state in `states`. */
-export function referenceKey(resource: CompiledResource, id: number): string {
+/** The key of an entry's state in a transaction's known states. */
+function referenceKey(resource: CompiledResource, id: number): string {
   return `${resource.table}/${id}`;
+}
+
+/** What the entries `references` point at are, in their order: each looked up once per
+ * transaction (`known`, its states so far: the entries of a bulk write often point at the same
+ * few, one tag, one client), and those not yet known in one statement. */
+export async function referenceStates(
+  db: EntryDatabase,
+  templates: QueryTemplates,
+  references: readonly { readonly resource: CompiledResource; readonly id: number }[],
+  known: Map<string, ReferenceState>,
+): Promise<ReferenceState[]> {
+  const wanted = new Map<CompiledResource, number[]>();
+  for (const { resource, id } of references) {
+    if (known.has(referenceKey(resource, id))) continue;
+    const ids = wanted.get(resource);
+    if (ids === undefined) wanted.set(resource, [id]);
+    else if (!ids.includes(id)) ids.push(id);
+  }
+  if (wanted.size > 0) await lookUpReferenceStates(db, templates, wanted, known);
+  return references.map(({ resource, id }) => known.get(referenceKey(resource, id))!);
 }
 
 /** Looks up the entries of `wanted` (ids by resource, each once) and puts their states in
  * `states` under referenceKey. */
-export async function lookUpReferenceStates(
+async function lookUpReferenceStates(
   db: EntryDatabase,
   templates: QueryTemplates,
   wanted: ReadonlyMap<CompiledResource, readonly number[]>,
   states: Map<string, ReferenceState>,
 ): Promise<void> {
   const groups = [...wanted];
-  if (groups.length === 0) return;
   // A template per tables and numbers of ids: a write points at few of either.
   const key = `references ${groups.map(([resource, ids]) => `${resource.table}:${ids.length}`).join(' ')}`;
   const query = templates.get(key, (slot) => {

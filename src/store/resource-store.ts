@@ -21,6 +21,7 @@ import { StorageHealth, storageFaultOf, type DiskSpace, type DiskWatch } from '.
 import type { StoreContext } from './store-context.js';
 import { SingleCreate, type PointedAt } from './single-create.js';
 import { StoreTransaction } from './store-transaction.js';
+import { UniqueRules } from './unique-rules.js';
 import { WriteTail, type ChangeReceipt, type TailPart } from './write-tail.js';
 
 export interface ListPage {
@@ -79,7 +80,7 @@ export class ResourceStore {
     this.exactTotalMax = settings.exactTotalMax ?? 1_000;
     this.disk = settings.disk;
     this.selections = new EntrySelections(handle.queries);
-    this.context = { handle, templates: this.templates, selections: this.selections, secrets: settings.secrets };
+    this.context = { handle, templates: this.templates, selections: this.selections, unique: new UniqueRules(handle.capabilities, handle.failureOf, this.templates), secrets: settings.secrets };
     const probed = resources[0];
     if (probed === undefined) throw new Error('a store needs at least one resource');
     this.probe = () => probeWrite(handle, probed);

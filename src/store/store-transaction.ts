@@ -8,17 +8,17 @@
 import type { Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database, EntryTables } from '../db/database-schema.js';
-import { entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
+import { entryNotFound, fieldProblem, validationFailed } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, entryChange, lookUpReferenceStates, referenceKey, rowChange, secretContext, type EntryChange, type ReferenceState, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
+import { decodeEntry, entryChange, referenceStates, rowChange, secretContext, type EntryChange, type ReferenceState, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { readChanges } from './resource-counts.js';
 import type { CountChange } from './write-tail.js';
 import type { Precondition, WriteStep } from './write-step.js';
-import { UniqueConflict, UniqueRules } from './unique-rules.js';
+import { UniqueConflict, type UniqueRules } from './unique-rules.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
 type EntryTransaction = Transaction<Database & EntryTables>;
@@ -59,7 +59,7 @@ export class StoreTransaction {
     this.templates = context.templates;
     this.selections = context.selections;
     this.secrets = context.secrets;
-    this.unique = new UniqueRules(this.db, this.capabilities, this.failureOf, this.templates);
+    this.unique = context.unique;
   }
 
   /** A create or an update (the write step), checked and stored: any refusal throws, and
@@ -92,7 +92,7 @@ export class StoreTransaction {
   /** What a write stores, once the resource's rule and the references allow it; undefined for
    * an update that changes no field. */
   async checkedChange(step: WriteStep, existing: Entry | undefined): Promise<EntryChange | undefined> {
-    const { resource } = step;
+    const { resource, references } = step;
     const candidate: Record<string, unknown> = { ...existing, ...step.values };
     for (const change of step.linkChanges) {
       const held = (candidate[change.field] as number[] | undefined) ?? [];
@@ -100,22 +100,18 @@ export class StoreTransaction {
     }
     const storedSecret = (name: string) => (step.id === undefined ? Promise.resolve(undefined) : this.storedSecret(resource, step.id, name));
     const problems = resource.rule === undefined ? [] : await resource.rule(candidate, { sent: new Set(step.sent), storedSecret });
-    problems.push(...(await this.referenceProblems(step)));
-    if (problems.length > 0) throw validationFailed(problems);
-    return entryChange(resource, step.action, step.values, candidate, existing, storedSecret, this.secrets);
-  }
-
-  private async referenceProblems(step: WriteStep): Promise<FieldProblem[]> {
-    const problems: FieldProblem[] = [];
-    if (step.references.length === 0) return problems;
-    const states = await this.referenceStates(step.references);
-    step.references.forEach((check, index) => {
+    // What the write would store, and the states of the entries it points at: both of the entry
+    // rows (entry-rows.ts), asked together; a refusal below discards the first.
+    const change = await entryChange(resource, step.action, step.values, candidate, existing, storedSecret, this.secrets);
+    const states = references.length === 0 ? [] : await referenceStates(this.db, this.templates, references, this.knownReferences);
+    references.forEach((check, index) => {
       const state = states[index];
       const params = { resource: check.resource.name, id: check.id };
       if (state === 'missing') problems.push(fieldProblem(check.field, 'field.referenceMissing', params));
       else if (state === 'deleted' && check.mustBeLive) problems.push(fieldProblem(check.field, 'field.referenceDeleted', params));
     });
-    return problems;
+    if (problems.length > 0) throw validationFailed(problems);
+    return change;
   }
 
   /** Reads an entry and holds it until the transaction ends, so that concurrent writers queue. */
@@ -160,7 +156,7 @@ export class StoreTransaction {
 
   async insertChange(resource: CompiledResource, change: EntryChange, now: string, columns: Row = {}): Promise<Entry> {
     const newRow = { ...change, row: this.newRow(resource, change.row, now, columns) };
-    const entry = await this.unique.enforceCreate(resource, change.values, (skipConflicts) => this.writeRows(resource, skipConflicts ? 'insert unless taken' : 'insert', newRow));
+    const entry = await this.unique.enforceCreate(this.db, resource, change.values, (skipConflicts) => this.writeRows(resource, skipConflicts ? 'insert unless taken' : 'insert', newRow));
     this.countChange(resource, 1, 1);
     return entry;
   }
@@ -168,7 +164,7 @@ export class StoreTransaction {
   private async updateChange(resource: CompiledResource, existing: Entry, change: EntryChange, now: string): Promise<Entry> {
     const candidate = { ...existing, ...change.values };
     const write = { ...change, row: { ...change.row, updated_at: now } };
-    const entry = await this.unique.enforce(resource, candidate, existing, async () => (await this.writeRows(resource, 'update', write, existing.id))!);
+    const entry = await this.unique.enforce(this.db, resource, candidate, existing, async () => (await this.writeRows(resource, 'update', write, existing.id))!);
     this.countChange(resource, 0, 0);
     return entry;
   }
@@ -193,21 +189,6 @@ export class StoreTransaction {
   recordChange(change: PendingChange): void {
     if (this.author === undefined) throw new Error('this transaction records no changes');
     this.changes.push(serializeChange(change, this.author));
-  }
-
-  /** What the entries pointed at are, in the order of `references`: each looked up once per
-   * transaction (the entries of a bulk write often point at the same few: one tag, one
-   * client), and those not yet known in one statement (reference-states.ts). */
-  async referenceStates(references: readonly { readonly resource: CompiledResource; readonly id: number }[]): Promise<ReferenceState[]> {
-    const wanted = new Map<CompiledResource, number[]>();
-    for (const { resource, id } of references) {
-      if (this.knownReferences.has(referenceKey(resource, id))) continue;
-      const ids = wanted.get(resource);
-      if (ids === undefined) wanted.set(resource, [id]);
-      else if (!ids.includes(id)) ids.push(id);
-    }
-    await lookUpReferenceStates(this.db, this.templates, wanted, this.knownReferences);
-    return references.map(({ resource, id }) => this.knownReferences.get(referenceKey(resource, id))!);
   }
 
   /** The plain value of a stored secret of an entry. */

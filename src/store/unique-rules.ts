@@ -41,29 +41,30 @@ export function rethrowAt(error: unknown, index: number): never {
   throw error instanceof UniqueConflict ? new UniqueConflict(error.rules, index) : error;
 }
 
-/** The unique rules of the resources, looked at in one transaction. */
+/** The unique rules of the resources, looked at in the transaction `db` each call is given: one
+ * per store (StoreContext), made with its dialect's capabilities. */
 export class UniqueRules {
   constructor(
-    private readonly db: EntryDatabase,
     private readonly capabilities: DatabaseCapabilities,
     private readonly failureOf: (error: unknown) => DatabaseFailure,
     private readonly templates: QueryTemplates,
   ) {}
 
   async enforce(
+    db: EntryDatabase,
     resource: ResourceDefinition,
     candidate: Record<string, unknown>,
     existing: Entry | undefined,
     write: () => Promise<Entry>,
   ): Promise<Entry> {
     if (this.capabilities.failedStatementEndsTransaction) {
-      await this.refuse(resource, candidate, existing);
+      await this.refuse(db, resource, candidate, existing);
       return write();
     }
     try {
       return await write();
     } catch (error) {
-      if (this.failureOf(error) === 'unique') await this.refuse(resource, candidate, existing);
+      if (this.failureOf(error) === 'unique') await this.refuse(db, resource, candidate, existing);
       throw error;
     }
   }
@@ -71,28 +72,28 @@ export class UniqueRules {
   /** enforce() for a create. `write(skipConflicts)` inserts, giving undefined when it skipped a
    * row whose unique values are taken (DatabaseCapabilities.insertSkipsConflicts): then the
    * rules are looked at, to name the fields. */
-  async enforceCreate(resource: ResourceDefinition, candidate: Record<string, unknown>, write: (skipConflicts: boolean) => Promise<Entry | undefined>): Promise<Entry> {
+  async enforceCreate(db: EntryDatabase, resource: ResourceDefinition, candidate: Record<string, unknown>, write: (skipConflicts: boolean) => Promise<Entry | undefined>): Promise<Entry> {
     const plainInsert = async (): Promise<Entry> => {
       const entry = await write(false);
       if (entry === undefined) throw new Error(`${resource.name}: an insert that skips nothing gave no row`);
       return entry;
     };
-    if (!this.capabilities.insertSkipsConflicts) return this.enforce(resource, candidate, undefined, plainInsert);
+    if (!this.capabilities.insertSkipsConflicts) return this.enforce(db, resource, candidate, undefined, plainInsert);
     const entry = await write(true);
     if (entry !== undefined) return entry;
-    await this.refuse(resource, candidate, undefined);
+    await this.refuse(db, resource, candidate, undefined);
     // Skipped for values no rule names, or freed again since: the plain insert says which.
     return plainInsert();
   }
 
   /** Throws UniqueConflict naming every rule whose values another entry holds. */
-  async refuse(resource: ResourceDefinition, candidate: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
+  async refuse(db: EntryDatabase, resource: ResourceDefinition, candidate: Record<string, unknown>, existing: Entry | undefined): Promise<void> {
     const taken: UniqueRule[] = [];
     for (const rule of resource.unique) {
       if (!appliesTo(resource, rule, candidate)) continue;
       const unchanged = existing !== undefined && rule.fields.every((name) => existing[name] === candidate[name]);
       if (unchanged) continue;
-      if (await this.isTaken(resource, rule, [candidate], existing?.id)) taken.push(rule);
+      if (await this.isTaken(db, resource, rule, [candidate], existing?.id)) taken.push(rule);
     }
     if (taken.length > 0) throw new UniqueConflict(taken);
   }
@@ -100,25 +101,25 @@ export class UniqueRules {
   /** refuse() for new entries, a batch at a time: one look per rule and batch (a bulk
    * create of 1,000 made 1,000 round trips per rule), and entry by entry only in a batch where
    * some values are taken, to name the first such entry by its position. */
-  async refuseMany(resource: ResourceDefinition, valuesList: readonly Record<string, unknown>[]): Promise<void> {
+  async refuseMany(db: EntryDatabase, resource: ResourceDefinition, valuesList: readonly Record<string, unknown>[]): Promise<void> {
     for (const batch of rowBatches([...valuesList.keys()])) {
       let taken = false;
       for (const rule of resource.unique) {
         const candidates = batch.map((index) => valuesList[index]!).filter((values) => appliesTo(resource, rule, values));
-        if (candidates.length > 0 && (await this.isTaken(resource, rule, candidates, undefined))) taken = true;
+        if (candidates.length > 0 && (await this.isTaken(db, resource, rule, candidates, undefined))) taken = true;
       }
       if (!taken) continue;
-      for (const index of batch) await this.refuse(resource, valuesList[index]!, undefined).catch((error) => rethrowAt(error, index));
+      for (const index of batch) await this.refuse(db, resource, valuesList[index]!, undefined).catch((error) => rethrowAt(error, index));
     }
   }
 
   /** Whether another entry already holds the values of a unique rule of any of `candidates`. */
-  async isTaken(resource: ResourceDefinition, rule: UniqueRule, candidates: readonly Record<string, unknown>[], exceptId: number | undefined): Promise<boolean> {
+  async isTaken(db: EntryDatabase, resource: ResourceDefinition, rule: UniqueRule, candidates: readonly Record<string, unknown>[], exceptId: number | undefined): Promise<boolean> {
     const fields = rule.fields.map((name) => resource.fields[name]!);
     const amongLive = rule.amongLive && resource.deletion.mode === 'soft' ? resource.deletion.liveColumn : undefined;
     const key = `taken ${resource.table} ${rule.fields.join(',')} ${amongLive ?? '-'} ${exceptId !== undefined} x${candidates.length}`;
     const query = this.templates.get(key, (slot) => {
-      let select = this.db
+      let select = db
         .selectFrom(resource.table)
         .select('id')
         .where((eb) => eb.or(candidates.map((_, row) => eb.and(fields.map((field, index) => eb(field.column, '=', slot(row * fields.length + index)))))));
@@ -128,6 +129,6 @@ export class UniqueRules {
     });
     const slots = candidates.flatMap((values) => rule.fields.map((name, index) => fields[index]!.type.toColumn(values[name])));
     if (exceptId !== undefined) slots.push(exceptId);
-    return (await query.execute(this.db, slots)).rows.length > 0;
+    return (await query.execute(db, slots)).rows.length > 0;
   }
 }
