@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EntryCache } from '../src/pipeline/read-through-store.js';
-import type { ReadAnswerText } from '../src/pipeline/entity-tag.js';
+import type { ReadAnswerText } from '../src/store/entity-tag.js';
 
 const TABLES = ['tags', 'servers', 'clients'];
 

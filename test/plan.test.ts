@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiError } from '../src/errors/api-error.js';
-import { ifNoneMatchHolds, listTag } from '../src/pipeline/entity-tag.js';
+import { ifNoneMatchHolds, listTag } from '../src/store/entity-tag.js';
 import { parseRequest, type HttpInput } from '../src/pipeline/parse-request.js';
 import { planRequest, type Plan } from '../src/pipeline/plan.js';
 import { resolveTarget } from '../src/pipeline/request-target.js';

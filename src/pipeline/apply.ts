@@ -22,7 +22,7 @@ import type { Entry } from '../store/entry-rows.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import { sameValue } from '../store/entry-rows.js';
 import { readDocument, type DocumentEntry, type DocumentSection } from './apply-document.js';
-import { ifMatchHolds } from './entity-tag.js';
+import { ifMatchHolds } from '../store/entity-tag.js';
 import { changing, createAll, remove, write, type ExecutionContext } from './execute.js';
 import { deletePlan, writePlan, type WritePlan } from './plan.js';
 

@@ -11,7 +11,7 @@
 // gate's bound wait, then are 503 with Retry-After, and memory stays bounded.
 import type { ResourceStore } from '../store/resource-store.js';
 import { ansibleInventory } from './ansible-inventory.js';
-import { ifNoneMatchHolds } from './entity-tag.js';
+import { ifNoneMatchHolds } from '../store/entity-tag.js';
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { monitoredFilter, monitoringTag, shownNames, type MonitoringResources } from './monitoring-query.js';
 import type { MonitoringPlan } from './plan.js';

@@ -11,7 +11,6 @@ import { UniqueConflict } from '../store/unique-rules.js';
 import type { Delivery, WebhookDeliveries } from '../store/webhook-deliveries.js';
 import { WEBHOOKS } from '../store/webhook-definition.js';
 import type { WebhookStore } from '../store/webhook-store.js';
-import { ifMatchPrecondition } from './entity-tag.js';
 import type { WebhookPlan } from './plan-webhooks.js';
 
 /** What the webhook endpoints need: their store, the deliveries, the dispatcher that makes
@@ -99,11 +98,11 @@ async function run(context: WebhookContext, plan: WebhookPlan): Promise<WebhookR
       return { action: plan.action, plan, delivery };
     }
     case 'delete-webhook':
-      if (!(await store.remove(plan.id, plan.author, ifMatchPrecondition(plan.ifMatch), plan.dryRun))) throw notFound(plan.id);
+      if (!(await store.remove(plan.id, plan.author, plan.ifMatch, plan.dryRun))) throw notFound(plan.id);
       return { action: plan.action, plan };
     case 'patch-webhook': {
       if (plan.values.url !== undefined) await refuseUnsafeUrl(context.guard, plan.values.url as string);
-      const entry = await store.update(plan.id, plan.values, plan.author, ifMatchPrecondition(plan.ifMatch), plan.dryRun);
+      const entry = await store.update(plan.id, plan.values, plan.author, plan.ifMatch, plan.dryRun);
       if (entry === undefined) throw notFound(plan.id);
       if (!plan.dryRun) dispatcher.wake();
       return { action: plan.action, plan, entry };

@@ -11,7 +11,7 @@ import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import { secretsChangedBy, type StoreTransaction } from '../store/store-transaction.js';
 import { newEntryValues } from '../store/write-step.js';
-import { ifMatchPrecondition, ifNoneMatchHolds, listTag, type ReadAnswer } from './entity-tag.js';
+import { ifNoneMatchHolds, listTag, type ReadAnswer } from '../store/entity-tag.js';
 import { isWebhookAction } from './parse-webhook-request.js';
 import type { HeavyWorkGate } from './heavy-work-gate.js';
 import { executeChangeLogPlan, type ChangeLogResult } from './execute-change-log.js';
@@ -151,9 +151,10 @@ export async function changing<T>(
   return plan.dryRun ? rolledBackIf(true, run, work) : run(work);
 }
 
-/** A create or an update: the store checks and writes it in one step, from the plan. */
+/** A create or an update: the store checks and writes it in one step, from the plan (its
+ * If-Match included). */
 export function write(tx: StoreTransaction, plan: WritePlan): Promise<Entry> {
-  return tx.writeEntry(plan, ifMatchPrecondition(plan.ifMatch));
+  return tx.writeEntry(plan);
 }
 
 /** A create as one statement, where the store can (ReadThroughStore.createAlone): checked by
@@ -169,11 +170,11 @@ async function createAlone(context: ExecutionContext, plan: WritePlan): Promise<
 
 /** A delete: the store checks and does it in one step, from the plan (entry-removal.ts). */
 export function remove(tx: StoreTransaction, plan: DeletePlan): Promise<void> {
-  return deleteEntry(tx, plan, ifMatchPrecondition(plan.ifMatch));
+  return deleteEntry(tx, plan);
 }
 
 function restore(tx: StoreTransaction, plan: RestorePlan): Promise<Entry> {
-  return restoreEntry(tx, plan, ifMatchPrecondition(plan.ifMatch));
+  return restoreEntry(tx, plan);
 }
 
 /** Every entry in turn, in one transaction: the first refusal refuses the request, naming

@@ -7,7 +7,7 @@ import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { Registry } from '../registry/registry.js';
 import type { ListQuery } from '../store/list-query.js';
 import type { ResourceStore } from '../store/resource-store.js';
-import { entityTagOfJson } from './entity-tag.js';
+import { entityTagOfJson } from '../store/entity-tag.js';
 import { parseListQuery, refuseUnknownParameters } from './parse-list-query.js';
 
 export const TARGET_PARAMETERS = ['id_client', 'id_environment', 'tag', 'q'] as const;

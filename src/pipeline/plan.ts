@@ -56,7 +56,6 @@ export interface ReadPlan {
 export interface WritePlan extends WriteStep {
   /** The language segment of the path, for the `Location` of a created entry. */
   readonly lang: string;
-  readonly ifMatch: string | undefined;
   /** Who makes the change (the change log's actor and request id). */
   readonly author: Author;
   /** Check everything, answer as if done, commit nothing. */

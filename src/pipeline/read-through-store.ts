@@ -14,7 +14,7 @@ import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ResourceStore } from '../store/resource-store.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
-import { readAnswer, type ReadAnswer, type ReadAnswerText } from './entity-tag.js';
+import { readAnswer, type ReadAnswer, type ReadAnswerText } from '../store/entity-tag.js';
 import { listBody } from './list-page.js';
 import type { DeletePlan, ListPlan, RestorePlan, WritePlan } from './plan.js';
 

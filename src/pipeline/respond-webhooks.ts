@@ -2,7 +2,7 @@
 // the signing secret, shown once: no cache may keep those answers. A dry run shows no secret:
 // the one made for its checks is rolled back with the rest, and a secret shown but never
 // stored would sign nothing (docs/webhooks.md).
-import { entityTag, entityTagOfJson, ifNoneMatchHolds, shownEntry } from './entity-tag.js';
+import { entityTag, entityTagOfJson, ifNoneMatchHolds, shownEntry } from '../store/entity-tag.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { encodeCursor } from './list-page.js';
 import type { Outcome } from './respond.js';

@@ -5,7 +5,7 @@
 // the `Dry-Run` header.
 import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
-import { ifNoneMatchHolds, shownEntry } from './entity-tag.js';
+import { ifNoneMatchHolds, shownEntry } from '../store/entity-tag.js';
 import { isWebhookAction } from './parse-webhook-request.js';
 import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';

@@ -11,7 +11,6 @@ import type { ReferencingField } from '../registry/registry.js';
 import type { LinkTable, UniqueRule } from '../registry/resource-definition.js';
 import { decodeEntry, markLinkOwner, type Entry, type Row } from './entry-rows.js';
 import type { StoreTransaction } from './store-transaction.js';
-import type { Precondition } from './write-step.js';
 import { UniqueConflict } from './unique-rules.js';
 
 // Ids bound in one statement: far under every backend's limit of bound values.
@@ -30,18 +29,21 @@ export interface DeleteStep {
   readonly referencedBy: readonly ReferencingField[];
   /** The sets the entry is taken out of when it goes (a deleted tag leaves its servers). */
   readonly unlinks: readonly (ReferencingField & { readonly link: LinkTable })[];
+  /** The request's If-Match, checked against the entry as locked. */
+  readonly ifMatch: string | undefined;
 }
 
 /** A restore as planned (the restore plan is one). */
 export interface RestoreStep {
   readonly resource: CompiledResource;
   readonly id: number;
+  readonly ifMatch: string | undefined;
 }
 
 /** Deletes an entry (already deleted, softly: nothing to do); any refusal throws, and nothing changes. */
-export async function deleteEntry(tx: StoreTransaction, step: DeleteStep, precondition?: Precondition): Promise<void> {
+export async function deleteEntry(tx: StoreTransaction, step: DeleteStep): Promise<void> {
   const { resource, id } = step;
-  const existing = await tx.lockExisting(resource, id, precondition);
+  const existing = await tx.lockExisting(resource, id, step.ifMatch);
   if (step.guarded) throw apiError('DELETE_GUARDED', 'delete.guarded', { resource: resource.name, id });
   const deletion = resource.deletion;
   if (deletion.mode === 'soft' && existing[deletion.flagField] === 1) return; // already deleted: nothing to do
@@ -66,8 +68,8 @@ export async function deleteEntry(tx: StoreTransaction, step: DeleteStep, precon
 }
 
 /** Brings a soft-deleted entry back (not deleted: nothing changes, the entry as it is). */
-export async function restoreEntry(tx: StoreTransaction, step: RestoreStep, precondition?: Precondition): Promise<Entry> {
-  const existing = await tx.lockExisting(step.resource, step.id, precondition);
+export async function restoreEntry(tx: StoreTransaction, step: RestoreStep): Promise<Entry> {
+  const existing = await tx.lockExisting(step.resource, step.id, step.ifMatch);
   const deletion = step.resource.deletion;
   if (deletion.mode !== 'soft' || existing[deletion.flagField] !== 1) return existing;
   let restored: Entry;

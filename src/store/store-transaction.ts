@@ -17,7 +17,8 @@ import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
 import { readChanges } from './resource-counts.js';
 import type { CountChange } from './write-tail.js';
-import type { Precondition, WriteStep } from './write-step.js';
+import type { WriteStep } from './write-step.js';
+import { refuseUnlessIfMatchHolds } from './entity-tag.js';
 import { UniqueConflict, type UniqueRules } from './unique-rules.js';
 
 /** The transaction with the registry's tables (named at run time: EntryTables). */
@@ -65,9 +66,9 @@ export class StoreTransaction {
   /** A create or an update (the write step), checked and stored: any refusal throws, and
    * nothing is written. An update that changes no field writes nothing: `updated_at` and the
    * entity tag stay. */
-  async writeEntry(step: WriteStep, precondition?: Precondition): Promise<Entry> {
+  async writeEntry(step: WriteStep): Promise<Entry> {
     const { resource } = step;
-    const existing = step.id === undefined ? undefined : await this.lockExisting(resource, step.id, precondition);
+    const existing = step.id === undefined ? undefined : await this.lockExisting(resource, step.id, step.ifMatch);
     const change = await this.checkedChange(step, existing);
     if (existing !== undefined && change === undefined) return existing;
     const now = new Date().toISOString();
@@ -81,11 +82,12 @@ export class StoreTransaction {
     return entry;
   }
 
-  /** The entry `id`, locked for the rest of the transaction, once `precondition` holds for it; 404 if there is none. */
-  async lockExisting(resource: CompiledResource, id: number, precondition: Precondition | undefined): Promise<Entry> {
+  /** The entry `id`, locked for the rest of the transaction, once the request's If-Match holds
+   * for it (412 if not); 404 if there is none. */
+  async lockExisting(resource: CompiledResource, id: number, ifMatch: string | undefined): Promise<Entry> {
     const existing = await this.lockForWrite(resource, id);
     if (existing === undefined) throw entryNotFound(resource.name, id);
-    precondition?.(existing);
+    refuseUnlessIfMatchHolds(ifMatch, existing);
     return existing;
   }
 

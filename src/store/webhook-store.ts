@@ -12,7 +12,7 @@ import { rolledBackIf } from './dry-run.js';
 import type { Entry } from './entry-rows.js';
 import type { ResourceStore } from './resource-store.js';
 import type { StoreTransaction } from './store-transaction.js';
-import type { Precondition } from './write-step.js';
+import { refuseUnlessIfMatchHolds } from './entity-tag.js';
 import { WEBHOOKS } from './webhook-definition.js';
 
 /** How long the secret before a rotation still signs deliveries. */
@@ -101,11 +101,11 @@ export class WebhookStore {
   /** Changes a webhook (a PATCH); undefined if there is none. Enabling it again clears why it
    * was disabled and since when it failed: deliveries resume. A PATCH that changes nothing
    * writes nothing and records no change (contract section 12). */
-  async update(id: number, values: Record<string, unknown>, author: Author, precondition?: Precondition, dryRun = false): Promise<Entry | undefined> {
+  async update(id: number, values: Record<string, unknown>, author: Author, ifMatch?: string, dryRun = false): Promise<Entry | undefined> {
     return this.write(async (tx) => {
       const existing = await tx.lockForWrite(WEBHOOKS, id);
       if (existing === undefined) return undefined;
-      precondition?.(existing);
+      refuseUnlessIfMatchHolds(ifMatch, existing);
       const now = new Date().toISOString();
       const changed = { ...values };
       if (values.enabled === true && existing.enabled !== true) Object.assign(changed, { failing_since: null, disabled_reason: null });
@@ -120,11 +120,11 @@ export class WebhookStore {
   }
 
   /** Removes a webhook for good, with its deliveries; false if there is none. */
-  async remove(id: number, author: Author, precondition?: Precondition, dryRun = false): Promise<boolean> {
+  async remove(id: number, author: Author, ifMatch?: string, dryRun = false): Promise<boolean> {
     return this.write(async (tx) => {
       const entry = await tx.lockForWrite(WEBHOOKS, id);
       if (entry === undefined) return false;
-      precondition?.(entry);
+      refuseUnlessIfMatchHolds(ifMatch, entry);
       await tx.remove(WEBHOOKS, id);
       await tx.tx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
       tx.recordChange({ action: 'delete', resource: WEBHOOKS, entryId: id, before: entry, after: null, secretsChanged: [] });

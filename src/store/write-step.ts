@@ -3,7 +3,7 @@
 // values where it runs without one (ResourceStore.createAlone).
 import { validationFailed } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import { changedValues, type Entry } from './entry-rows.js';
+import { changedValues } from './entry-rows.js';
 
 /** A reference a write sets, to be checked in its transaction. */
 export interface ReferenceCheck {
@@ -34,11 +34,10 @@ export interface WriteStep {
   readonly sent: readonly string[];
   readonly linkChanges: readonly LinkChange[];
   readonly references: readonly ReferenceCheck[];
+  /** The request's If-Match (contract section 8), checked against the entry as locked
+   * (entity-tag.ts); undefined when it sent none. */
+  readonly ifMatch: string | undefined;
 }
-
-/** A request's precondition (If-Match), checked against the entry as locked: throws if it
- * fails. Given by the pipeline, whose entity tags these are. */
-export type Precondition = (current: Entry) => void;
 
 /** A create's values once the resource's rule allows them, for a create run without a
  * transaction (ResourceStore.createAlone): one that sets no reference and no set. */

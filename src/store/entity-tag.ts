@@ -1,15 +1,16 @@
 // Entity tags (contract section 8), and an entry as responses show it: its JSON text, made
 // once, and the tag computed over that very text (so the tag and the body can never
-// disagree). A strong tag is derived from the entry as it is shown, so any change to any
+// disagree). In the store, whose entries they tag: a write's If-Match is plain data of its
+// step, which the store checks against the entry it has locked (refuseUnlessIfMatchHolds); the pipeline
+// tags its answers with the same functions. A strong tag is derived from the entry as it is shown, so any change to any
 // field gives a new tag, even within one millisecond. The tag is the SHA-256 of the entry's
 // JSON text, cut to 128 bits: a native digest of a few hundred characters costs less than any
 // hash written in JavaScript.
 import * as crypto from 'node:crypto';
 import { apiError } from '../errors/api-error.js';
 import type { ResourceDefinition } from '../registry/resource-definition.js';
-import type { Entry } from '../store/entry-rows.js';
-import type { ListQuery } from '../store/list-query.js';
-import type { Precondition } from '../store/write-step.js';
+import type { Entry } from './entry-rows.js';
+import type { ListQuery } from './list-query.js';
 
 // The one-shot digest (Node 20.12 and later) makes no Hash object, which is cheaper
 // (docs/performance.md, "Figures behind the code").
@@ -95,14 +96,11 @@ export function ifMatchHolds(header: string, current: string): boolean {
   return listedTags(header).some((tag) => tag === '*' || tag === current);
 }
 
-/** If-Match on a write (contract section 8), as the store checks it against the entry it has
- * locked (StoreTransaction.lockExisting): 412 when no tag listed is the entry's. Undefined
- * when the request sent none. */
-export function ifMatchPrecondition(header: string | undefined): Precondition | undefined {
-  if (header === undefined) return undefined;
-  return (current) => {
-    if (!ifMatchHolds(header, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
-  };
+/** If-Match on a write (contract section 8), checked against the entry the write has locked
+ * (StoreTransaction.lockExisting): throws 412 when no tag listed is the entry's; nothing when
+ * the request sent none (`header` undefined). */
+export function refuseUnlessIfMatchHolds(header: string | undefined, current: Entry): void {
+  if (header !== undefined && !ifMatchHolds(header, entityTag(current))) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
 }
 
 /** If-None-Match uses the weak comparison: W/ is ignored (RFC 9110, 13.1.2). */
