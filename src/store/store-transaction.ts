@@ -28,13 +28,13 @@ type EntryTransaction = Transaction<Database & EntryTables>;
 export class StoreTransaction {
   /** The transaction, with the registry's tables (the other steps' statements run on it too). */
   readonly db: EntryTransaction;
-  /** Changes of resource_counts, which the store hands to the transaction's tail once the
-   * work is done (a write refused or rolled back never gets there, and adds nothing); the
-   * tail sums them by table, so that a bulk write of a thousand entries, or a commit group of
-   * many writes, updates each count row once. Each moves the table's change counter, the
-   * version of its lists. */
+  /** Changes of resource_counts, which the store gives the transaction's tail, as the work's
+   * part, once the work is done (a write refused or rolled back never gets there, and leaves
+   * nothing); the tail sums them by table, so that a bulk write of a thousand entries, or a
+   * commit group of many writes, updates each count row once. Each moves the table's change
+   * counter, the version of its lists. */
   readonly countChanges: CountChange[] = [];
-  /** The change log's records of the work, handed to the tail the same way. */
+  /** The change log's records of the work, given to the tail the same way. */
   readonly changes: SerializedChange[] = [];
   private readonly knownReferences = new Map<string, ReferenceState>();
   readonly unique: UniqueRules;
