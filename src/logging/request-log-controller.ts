@@ -35,8 +35,8 @@ function describeWithId(request: FastifyRequest, reply: FastifyReply): Record<st
   };
 }
 
-/** The levels at which the service's logger writes an info line. */
-const WRITES_INFO = new Set(['trace', 'debug', 'info']);
+/** The levels at which the service's logger writes a line of each level the controller writes. */
+const WRITES_AT: Readonly<Record<'info' | 'debug', ReadonlySet<string>>> = { info: new Set(['trace', 'debug', 'info']), debug: new Set(['trace', 'debug']) };
 
 export class RequestLogController extends LogController {
   /** The logger whose bindings `bindingsText` holds, as pino writes them (`,"pid":…,"hostname":…`). */
@@ -65,7 +65,9 @@ export class RequestLogController extends LogController {
     const log = reply.log;
     const parent = log instanceof RequestLogger ? log.parentWhileUnmade : undefined;
     if (parent === undefined) log[level](describe(request, reply), 'request completed');
-    else if (level === 'info' && this.lines !== undefined && WRITES_INFO.has(parent.level)) this.lines.write(this.completionLine(parent, request, reply));
+    // Not even the line's object for a level the logger drops (LOG_LEVEL=warn): this runs on every request.
+    else if (!WRITES_AT[level].has(parent.level)) return;
+    else if (level === 'info' && this.lines !== undefined) this.lines.write(this.completionLine(parent, request, reply));
     else parent[level](describeWithId(request, reply), 'request completed');
   }
 
