@@ -20,6 +20,11 @@ declare module 'fastify' {
     /** Every open connection of the server and whether it is idle. */
     openConnections: OpenConnections;
   }
+  interface FastifyRequest {
+    /** Told to openConnections as started: its end is told too. A request Fastify answers
+     * before any hook (a path it cannot read) is neither. */
+    connectionBusy: boolean;
+  }
 }
 
 /** What a client turned away is told to wait: the time for requests in progress to end. */
@@ -31,6 +36,7 @@ export default fp<{ maxConnections: number }>(
   async (app, { maxConnections }) => {
     const connections = new OpenConnections(app.server);
     app.decorate('openConnections', connections);
+    app.decorateRequest('connectionBusy', false);
     /** Connections that arrived past the limit with no idle one to make room. */
     const overLimit = new WeakSet<Socket>();
 
@@ -58,6 +64,9 @@ export default fp<{ maxConnections: number }>(
 
     app.addHook('onRequest', (request, reply, done) => {
       const socket = request.raw.socket;
+      // In progress from here until its answer is sent, a refusal below included.
+      connections.requestStarted(socket);
+      request.connectionBusy = true;
       // Room may have been made since it arrived: then it is served like any other.
       if (!overLimit.has(socket) || connections.size <= maxConnections) {
         overLimit.delete(socket);
@@ -70,6 +79,11 @@ export default fp<{ maxConnections: number }>(
         const seconds = RETRY_AFTER_SECONDS;
         done(new ApiError('UNAVAILABLE', message('connections.full', { seconds }), [], { 'retry-after': String(seconds), connection: 'close' }));
       }
+    });
+    // A response that never finishes had its connection closed: gone from openConnections then.
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (request.connectionBusy) connections.requestEnded(request.raw.socket);
+      done();
     });
   },
   { name: 'connection-limit', dependencies: ['problem-responses'] },
