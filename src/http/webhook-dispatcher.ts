@@ -101,9 +101,10 @@ export class WebhookDispatcher {
     this.reach = new WebhookReachability(settings.webhookRetryScheduleMs[0]!);
   }
 
-  // One timer, the poll: it also prunes when a prune is due. A prune is due far less often
-  // than a poll (hourly, or a tenth of the retention), so checking at each poll is as correct
-  // as a timer of its own, a poll late at most; and one timer is one thing to start and stop.
+  // One timer, the poll: it also prunes when a prune is due, and gives up held deliveries past
+  // the retry window (expireHeld, every minute). Both are due far less often than a poll
+  // (hourly, or a tenth of the retention), so checking at each poll is as correct as a timer
+  // of their own, a poll late at most; and one timer is one thing to start and stop.
   // The poll also counts the enabled webhooks again: that is how this process learns of a
   // webhook another instance created or enabled (changesCommitted skips while it knows none).
   // The poll's look at the change log runs whatever the count, so a change this process wrote
