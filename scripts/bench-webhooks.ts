@@ -16,27 +16,27 @@
 // 3. Commit to receiver: from a change record's `at` (taken just before its commit) to the
 //    delivery's arrival, for single POSTs one at a time, then from 8 writers at once.
 // 4. 10,000 deliveries pending for a dead receiver (connections refused), retried every 5 s:
-//    GET p99 in turns with the same service with nothing pending (and BENCH_BASELINE's build,
-//    a built checkout, with the same 10,000: before and after in one run), each service's
-//    resident memory, and none lost (BENCH_WEBHOOK_SCENARIOS=4 runs this one alone).
+//    GET p99 in alternating rounds with the same data and nothing pending (and BENCH_BASELINE's
+//    build, a built checkout, with the same 10,000: before and after in one run), each
+//    service's resident memory, and none lost (support/webhook-dead-receiver-bench.ts;
+//    BENCH_WEBHOOK_SCENARIOS=4 runs this one alone).
 // 5. Two instances on one PostgreSQL database, one webhook: writers on both at once, commit
 //    to receiver p50/p99 (goal under 1 s) and duplicates counted by webhook-id at the receiver.
 // `uptime` before and after: the machine's load is part of every figure.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { alternate, figures, goalsTable, machine, median, ROUNDS, SECONDS, startBenchService, startHelperServer, table, uptime, type HelperServer, type Target } from './support/bench-kit.js';
-import { cpuMilliseconds, residentMegabytes, type ServiceProcess } from './support/service-process.js';
+import { cpuMilliseconds, type ServiceProcess } from './support/service-process.js';
+import { AUTH, api, TOKEN, waitFor } from './support/webhook-bench-http.js';
+import { deadReceiver } from './support/webhook-dead-receiver-bench.js';
 import { webhookBenchBackends, webhookBenchDatabase, type WebhookBenchBackend } from './support/webhook-bench-database.js';
 import { ensureWrk, runWrk } from './support/wrk.js';
 
-const TOKEN = randomBytes(24).toString('hex');
-const AUTH = { authorization: `Bearer ${TOKEN}` };
 const CHANGES = Number(process.env.BENCH_WEBHOOK_CHANGES ?? 10_000);
 const BULK = 1000;
 const CONCURRENCY = 32;
@@ -82,42 +82,13 @@ async function startReceiver(): Promise<Receiver> {
   };
 }
 
-async function closedPort(): Promise<number> {
-  const probe = createNetServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  await once(probe, 'close');
-  return port;
-}
-
-async function api(service: ServiceProcess, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${service.url}${path}`, { method, headers: { ...AUTH, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === '' ? undefined : JSON.parse(text);
-}
-
 async function webhook(service: ServiceProcess, name: string, url: string, resources: string[]): Promise<number> {
   return (await api(service, 'POST', '/en/api/webhooks', { name, url, resources })).id;
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-async function metric(service: ServiceProcess, name: string): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`, { headers: AUTH })).text();
-  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
 }
 
 /** The bare sender's time for `count` signed POSTs of `bytes` to `url`, in ms. */
@@ -301,81 +272,6 @@ async function twoInstances(root: string): Promise<void> {
   }
 }
 
-/** A service whose one webhook's receiver refuses every connection, with `CHANGES` deliveries
- * each attempted once and now retrying (WEBHOOK_RETRY_SCHEDULE_MS: every 5 s, so that the
- * retries go on throughout the measurement instead of in waves minutes apart: the worst case
- * of a dead receiver); `webhook: false` gives the same service and data with no webhook. */
-async function pendingService(root: string, name: string, webhook: boolean, main?: string): Promise<ServiceProcess> {
-  // BENCH_WEBHOOK_PROFILE (a folder): this build's service with a dead receiver writes a CPU
-  // profile there when it stops (node --cpu-prof).
-  const profile = webhook && main === undefined && PROFILE !== undefined ? { execArgv: ['--cpu-prof', '--cpu-prof-dir', resolve(PROFILE)] } : {};
-  const service = await startBenchService(root, { DATABASE_URL: `sqlite:${join(root, `${name}.db`)}`, API_TOKENS: `bench=admin:${TOKEN}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_RETRY_SCHEDULE_MS: '5000' }, { log: `${name}.log`, ...(main === undefined ? {} : { main }), ...profile });
-  await api(service, 'POST', '/en/api/config/tags', { name: 'read-me' });
-  if (webhook) await api(service, 'POST', '/en/api/webhooks', { name: 'dead', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['clients'] });
-  for (let start = 0; start < CHANGES; start += BULK) {
-    await api(service, 'POST', '/en/api/config/clients', Array.from({ length: BULK }, (_, i) => ({ libelle: `c-${start + i}` })));
-  }
-  if (webhook) await waitFor(`${name}: every dead delivery attempted once`, async () => (await metric(service, 'webhook_delivery_attempts_total\\{result="retrying"\\}')) >= CHANGES);
-  return service;
-}
-
-/** 4. GET p99 of a service with CHANGES deliveries retrying for a dead receiver, in turns with
- * the same service with none (and BENCH_BASELINE's build with them, if given). Each round
- * loads one service while the others are stopped (SIGSTOP): a service's retries, which go on
- * whether it is loaded or not, take no CPU from the one measured; a resumed one has its
- * missed retries due at once. */
-async function deadReceiver(): Promise<void> {
-  const root = mkdtempSync(join(tmpdir(), 'bench-webhooks-dead-'));
-  const sides: { name: string; service: ServiceProcess; webhook: boolean; rounds: { p99: number; rps: number; cpuMicros: number; attempts: number }[]; peak: number }[] = [];
-  try {
-    sides.push({ name: 'nothing pending', service: await pendingService(root, 'quiet', false), webhook: false, rounds: [], peak: 0 });
-    sides.push({ name: `${CHANGES} retrying, this build`, service: await pendingService(root, 'dead', true), webhook: true, rounds: [], peak: 0 });
-    if (BASELINE !== undefined) sides.push({ name: `${CHANGES} retrying, baseline`, service: await pendingService(root, 'dead-baseline', true, resolve(BASELINE, 'dist/main.js')), webhook: true, rounds: [], peak: 0 });
-    const get = { method: 'GET' as const, path: '/en/api/config/tags/1', headers: AUTH };
-    const pause = (side: (typeof sides)[number], stopped: boolean): boolean => side.service.child.kill(stopped ? 'SIGSTOP' : 'SIGCONT');
-    for (const side of sides) pause(side, true);
-    for (let round = 0; round < ROUNDS + 1; round++) {
-      for (let turn = 0; turn < sides.length; turn++) {
-        const side = sides[(turn + round) % sides.length]!;
-        pause(side, false);
-        const attemptsBefore = side.webhook ? await metric(side.service, 'webhook_delivery_attempts_total\\{result="retrying"\\}') : 0;
-        const cpuBefore = cpuMilliseconds(side.service.pid);
-        const sampler = setInterval(() => (side.peak = Math.max(side.peak, residentMegabytes(side.service.pid))), 100);
-        const result = await runWrk(side.service.url, get, SECONDS);
-        clearInterval(sampler);
-        const cpu = cpuMilliseconds(side.service.pid) - cpuBefore;
-        const attempts = side.webhook ? (await metric(side.service, 'webhook_delivery_attempts_total\\{result="retrying"\\}')) - attemptsBefore : 0;
-        pause(side, true);
-        // The first round warms up.
-        if (round > 0) side.rounds.push({ p99: result.p99Ms, rps: result.requestsPerSecond, cpuMicros: (cpu * 1000) / Math.max(1, result.requests), attempts });
-      }
-    }
-    for (const side of sides) pause(side, false);
-    console.log(`## 4. ${CHANGES} deliveries retrying for a dead receiver\n\nGET /tags/1 from ${process.env.BENCH_CONNECTIONS ?? 32} connections, ${ROUNDS} rounds of ${SECONDS} s in turns, one service running at a time (the others SIGSTOPped); retries every 5 s.\n`);
-    console.log('| service | req/s median | p99 ms median (rounds) | CPU µs per GET (incl. retries) | retry attempts during the rounds | RSS peak MB | ratio p99 to nothing pending |\n|---|---:|---:|---:|---:|---:|---:|');
-    const quietP99 = median(sides[0]!.rounds.map((r) => r.p99));
-    for (const side of sides) {
-      const p99 = median(side.rounds.map((r) => r.p99));
-      console.log(`| ${side.name} | ${Math.round(median(side.rounds.map((r) => r.rps)))} | ${p99.toFixed(1)} (${side.rounds.map((r) => r.p99.toFixed(1)).join(', ')}) | ${Math.round(median(side.rounds.map((r) => r.cpuMicros)))} | ${side.rounds.reduce((sum, r) => sum + r.attempts, 0)} | ${side.peak.toFixed(0)} | ${(p99 / quietP99).toFixed(2)} |`);
-    }
-    console.log('');
-    for (const side of sides.filter((candidate) => candidate.webhook)) {
-      // None lost: every delivery still stored and waiting, counted in the database.
-      const pending = await metric(side.service, 'webhook_deliveries_pending');
-      const hook = (await api(side.service, 'GET', '/en/api/webhooks?name=dead')).items[0];
-      const page = await api(side.service, 'GET', `/en/api/webhooks/${hook.id}/deliveries?status=succeeded&limit=1`);
-      console.log(`${side.name}: pending at the end ${pending} of ${CHANGES} (none lost: ${pending === CHANGES && page.items.length === 0 ? 'yes' : 'NO'}); resident memory peak ${side.peak.toFixed(0)} MB (goal under 200 MB: ${side.peak < 200 ? 'yes' : 'NO'}).`);
-    }
-    console.log('');
-  } finally {
-    for (const side of sides) {
-      side.service.child.kill('SIGCONT');
-      await side.service.stop().catch(() => undefined);
-    }
-    rmSync(root, { recursive: true, force: true });
-  }
-}
-
 async function main(): Promise<void> {
   ensureWrk();
   console.log(`# bench:webhooks\n\n${machine()}; ${ROUNDS} rounds of ${SECONDS} s; scenarios 1-3 on ${DATABASES.join(', ')}\n\nbefore: ${uptime()}\n`);
@@ -390,7 +286,7 @@ async function main(): Promise<void> {
       console.log(`after ${backend}: ${uptime()}\n`);
     }
   }
-  if (SCENARIOS.includes(4)) await deadReceiver();
+  if (SCENARIOS.includes(4)) await deadReceiver(BASELINE, PROFILE);
   if (SCENARIOS.includes(5)) {
     const root = mkdtempSync(join(tmpdir(), 'bench-webhooks-pair-'));
     try {

@@ -5,6 +5,9 @@
 // for one webhook, each bounded by WEBHOOK_TIMEOUT_MS: a receiver that hangs or refuses
 // holds its own share only, and no request of the API ever waits on a delivery.
 //
+// A receiver that refuses connections is probed by one attempt at a time, its other due
+// deliveries held until a probe reaches it (webhook-reachability.ts).
+//
 // The database work is per batch, not per delivery: a claimed batch's webhooks are read
 // once, and the results of the attempts that end while a recording is under way are
 // recorded together in the next one (with the webhooks' health), then the dispatcher looks
@@ -16,6 +19,7 @@ import type { AddressGuard } from '../auth/webhook-address-guard.js';
 import type { Config } from '../config/config.js';
 import { deliveryPayload, type ClaimedDelivery, type Delivery, type DeliveryStatus, type FinishedAttempt, type WebhookDeliveries } from '../store/webhook-deliveries.js';
 import type { WebhookStore, WebhookTarget } from '../store/webhook-store.js';
+import { WebhookReachability } from './webhook-reachability.js';
 import { attemptDelivery, type AttemptResult } from './webhook-sender.js';
 
 /** A failed delivery is retried for a day, then `failed`. */
@@ -34,6 +38,8 @@ const LOOP_SHARE = 0.25;
  * a stream of writes one fan-out (a transaction; on SQLite an fsync on the event loop) then
  * takes the changes of several commits instead of one each. */
 const FAN_OUT_SPACING_MS = 20;
+/** How often the held deliveries of a refusing receiver are looked at for the retry window's end. */
+const EXPIRE_EVERY_MS = 60_000;
 
 /** An attempt's result waiting to be recorded, with the webhook it went to. */
 interface Ended {
@@ -65,6 +71,9 @@ export class WebhookDispatcher {
   private failing = false;
   private poll: NodeJS.Timeout | undefined;
   private nextPruneAt = 0;
+  private nextExpireAt = 0;
+  /** Receivers refusing connections: their webhooks' deliveries are held but for a probe. */
+  private readonly reach: WebhookReachability;
   /** No claim before this time (performance.now()): the pacing of LOOP_SHARE. */
   private quietUntil = 0;
   private paced: NodeJS.Timeout | undefined;
@@ -89,11 +98,13 @@ export class WebhookDispatcher {
     private readonly database: DispatcherDatabase = { onEventLoop: false },
   ) {
     this.perWebhook = Math.max(1, Math.ceil(settings.webhookConcurrency / 4));
+    this.reach = new WebhookReachability(settings.webhookRetryScheduleMs[0]!);
   }
 
-  // One timer, the poll: it also prunes when a prune is due. A prune is due far less often
-  // than a poll (hourly, or a tenth of the retention), so checking at each poll is as correct
-  // as a timer of its own, a poll late at most; and one timer is one thing to start and stop.
+  // One timer, the poll: it also prunes when a prune is due, and gives up held deliveries past
+  // the retry window (expireHeld, every minute). Both are due far less often than a poll
+  // (hourly, or a tenth of the retention), so checking at each poll is as correct as a timer
+  // of their own, a poll late at most; and one timer is one thing to start and stop.
   // The poll also counts the enabled webhooks again: that is how this process learns of a
   // webhook another instance created or enabled (changesCommitted skips while it knows none).
   // The poll's look at the change log runs whatever the count, so a change this process wrote
@@ -127,6 +138,10 @@ export class WebhookDispatcher {
 
   private pruneIfDue(): void {
     const now = Date.now();
+    if (now >= this.nextExpireAt) {
+      this.nextExpireAt = now + EXPIRE_EVERY_MS;
+      void this.expireHeld();
+    }
     if (now < this.nextPruneAt) return;
     const retentionMs = this.settings.webhookDeliveryRetentionDays * 86_400_000;
     this.nextPruneAt = now + Math.max(PRUNE_EVERY_MIN_MS, Math.min(PRUNE_EVERY_MS, retentionMs / 10));
@@ -202,7 +217,8 @@ export class WebhookDispatcher {
       if (this.pacedUntilQuiet()) return;
       this.lookForDue = false;
       const workBefore = this.deliveries.workMs;
-      const { claimed, more } = await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, this.inFlight, this.perWebhook);
+      const roomOf = (webhookId: number): number => this.reach.room(webhookId, this.perWebhook - (this.inFlight.get(webhookId) ?? 0));
+      const { claimed, more } = await this.deliveries.claim(this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS, free, roomOf);
       this.spent(this.deliveries.workMs - workBefore);
       // More may be due: the slots were filled, or a webhook's share left rows another takes.
       if (claimed.length === free || (more && claimed.length > 0)) this.lookForDue = true;
@@ -248,6 +264,7 @@ export class WebhookDispatcher {
   private begin(delivery: ClaimedDelivery, target: WebhookTarget | undefined): void {
     this.inFlightTotal++;
     this.inFlight.set(delivery.webhookId, (this.inFlight.get(delivery.webhookId) ?? 0) + 1);
+    this.reach.started(delivery.webhookId, delivery.id);
     const attempt = this.attempt(delivery, target)
       .catch((error: unknown) => this.log.warn({ err: error, delivery: delivery.id }, 'webhooks: an attempt could not be recorded; its lease will expire and it will be made again'))
       .finally(() => {
@@ -269,8 +286,10 @@ export class WebhookDispatcher {
   /** Makes the attempt and records its result with the others that end meanwhile (recordSoon). */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     // A webhook deleted since the claim: its deliveries went with it.
-    if (target === undefined) return;
+    if (target === undefined) return void this.reach.ended(delivery.webhookId, delivery.id, 'unknown');
     const result = await attemptDelivery(this.guard, target, delivery.id, delivery.payload, this.settings.webhookTimeoutMs);
+    // The receiver answered again: its held deliveries may go (the slot's end looks for them).
+    if (this.reach.ended(delivery.webhookId, delivery.id, result.reach)) this.lookForDue = true;
     const { status, next } = this.outcome(delivery, result);
     const finished = { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next };
     this.ended.push({ webhookId: delivery.webhookId, finished });
@@ -338,8 +357,20 @@ export class WebhookDispatcher {
     const payload = deliveryPayload('webhook.ping', now, JSON.stringify({ webhook_id: webhookId }));
     const id = await this.deliveries.insertPing(webhookId, payload, this.owner, this.settings.webhookTimeoutMs + LEASE_MARGIN_MS);
     const result = await attemptDelivery(this.guard, target, id, payload, this.settings.webhookTimeoutMs);
+    // A ping that reaches a receiver that was refusing lets its held deliveries go at once.
+    if (this.reach.ended(webhookId, id, result.reach)) this.wake();
     await this.deliveries.finish(this.owner, [{ id, attemptsJson: '[]', attempt: result.attempt, status: result.succeeded ? 'succeeded' : 'failed', nextAttemptAt: null }]);
     return this.deliveries.read(webhookId, id);
+  }
+
+  /** Held deliveries past the retry window are given up (WebhookDeliveries.expire). */
+  private async expireHeld(): Promise<void> {
+    const cutoff = new Date(Date.now() - RETRY_WINDOW_MS).toISOString();
+    try {
+      for (const webhookId of this.reach.heldWebhooks()) await this.deliveries.expire(webhookId, cutoff);
+    } catch (error) {
+      this.log.warn({ err: error }, 'webhooks: could not give up the held deliveries past the retry window');
+    }
   }
 
   private async prune(): Promise<void> {

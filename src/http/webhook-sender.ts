@@ -17,18 +17,24 @@ import type { AddressGuard } from '../auth/webhook-address-guard.js';
 import { signatureHeader } from '../secrets/webhook-signature.js';
 import type { Attempt } from '../store/webhook-deliveries.js';
 import type { WebhookTarget } from '../store/webhook-store.js';
+import type { Reach } from './webhook-reachability.js';
 
 const RESPONSE_KEPT = 1024;
 // Idle connections are closed before a receiver's usual keep-alive time-out (Node's 5 s).
 const IDLE_MS = 4000;
 const httpAgent = new HttpAgent({ keepAlive: true, timeout: IDLE_MS });
 const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: IDLE_MS });
+/** Errors that say no connection could be made to the receiver's address: it is down. */
+const REFUSED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
 
 export interface AttemptResult {
   readonly attempt: Attempt;
   readonly succeeded: boolean;
   /** A Retry-After of a 429 or 503, in milliseconds. */
   readonly retryAfterMs?: number;
+  /** What the attempt says of the receiver: it answered (any status), it refused the
+   * connection (or was unreachable), or neither (a time-out, a refusal by the guard). */
+  readonly reach: Reach;
 }
 
 /** `Retry-After`: seconds, or an HTTP date. */
@@ -46,9 +52,10 @@ export function webhookMessageId(deliveryId: number): string {
 export async function attemptDelivery(guard: AddressGuard, target: WebhookTarget, deliveryId: number, payload: string, timeoutMs: number): Promise<AttemptResult> {
   const started = Date.now();
   const at = new Date(started).toISOString();
-  const failed = (error: string, statusCode: number | null = null, response = ''): AttemptResult => ({
+  const failed = (error: string, statusCode: number | null = null, response = '', reach: Reach = 'unknown'): AttemptResult => ({
     attempt: { at, duration_ms: Date.now() - started, status_code: statusCode, error, response },
     succeeded: false,
+    reach,
   });
   const url = new URL(target.url);
   const resolved = await guard.resolve(url.hostname);
@@ -97,7 +104,7 @@ export async function attemptDelivery(guard: AddressGuard, target: WebhookTarget
           if (kept < RESPONSE_KEPT) chunks.push(chunk.subarray(0, RESPONSE_KEPT - kept));
           kept += chunk.length;
         });
-        response.on('error', () => settle(failed('the answer was cut', response.statusCode ?? null)));
+        response.on('error', () => settle(failed('the answer was cut', response.statusCode ?? null, '', 'answered')));
         response.on('end', () => {
           const code = response.statusCode ?? 0;
           const text = Buffer.concat(chunks).toString('utf8');
@@ -107,6 +114,7 @@ export async function attemptDelivery(guard: AddressGuard, target: WebhookTarget
             {
               attempt: { at, duration_ms: Date.now() - started, status_code: code, error: ok ? null : code >= 300 && code < 400 ? 'redirects are not followed' : `HTTP ${code}`, response: text },
               succeeded: ok,
+              reach: 'answered',
               ...(retry === undefined ? {} : { retryAfterMs: retry }),
             },
             true,
@@ -124,7 +132,7 @@ export async function attemptDelivery(guard: AddressGuard, target: WebhookTarget
           resolve(post(true));
           return;
         }
-        settle(failed(error.code ?? 'the connection failed'));
+        settle(failed(error.code ?? 'the connection failed', null, '', error.code !== undefined && REFUSED.has(error.code) ? 'refused' : 'unknown'));
       });
       request.end(payload);
     });

@@ -165,12 +165,12 @@ export class WebhookDeliveries {
   }
 
   /** Claims up to `limit` due deliveries of enabled webhooks for `owner` until `leaseMs` from
-   * now, at most `share` for a webhook counting the `inFlight` ones it has already (a webhook
-   * at its share is skipped). `more`: a webhook below its share may have more due, which the
-   * free slots kept out of this claim. */
-  async claim(owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+   * now, at most `roomOf(webhook)` for a webhook (one with no room is skipped: at its share, or
+   * its receiver refusing and no probe due). `more`: a webhook with room left may have more
+   * due, which the free slots kept out of this claim. */
+  async claim(owner: string, leaseMs: number, limit: number, roomOf: (webhookId: number) => number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
     if (limit <= 0) return { claimed: [], more: false };
-    return this.dispatcherWork((tx) => this.claimIn(tx, owner, leaseMs, limit, inFlight, share));
+    return this.dispatcherWork((tx) => this.claimIn(tx, owner, leaseMs, limit, roomOf));
   }
 
   /** A claim's or a recording's transaction, timed into workMs. Not durable (sqlite-commit-group.ts):
@@ -187,7 +187,7 @@ export class WebhookDeliveries {
     }, false);
   }
 
-  private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, inFlight: ReadonlyMap<number, number>, share: number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
+  private async claimIn(tx: Transaction<Database>, owner: string, leaseMs: number, limit: number, roomOf: (webhookId: number) => number): Promise<{ claimed: ClaimedDelivery[]; more: boolean }> {
     const now = new Date().toISOString();
     // Each enabled webhook's due deliveries are read on their own, in order from the index on
     // (webhook_id, next_attempt_at, id), as many as it may take: a webhook at its share is not
@@ -195,7 +195,7 @@ export class WebhookDeliveries {
     // in order read past a busy webhook's whole backlog (a dead receiver's thousands) to find
     // the others' few, at every claim.
     const open = (await tx.selectFrom('webhooks').select('id').where('enabled', '=', 1).orderBy('id').execute())
-      .map((row) => ({ webhook: Number(row.id), room: share - (inFlight.get(Number(row.id)) ?? 0) }))
+      .map((row) => ({ webhook: Number(row.id), room: roomOf(Number(row.id)) }))
       .filter((candidate) => candidate.room > 0);
     // Where the free slots are fewer than the webhooks' room, the webhooks take turns first.
     const first = open.length === 0 ? 0 : this.claims++ % open.length;
@@ -287,6 +287,23 @@ export class WebhookDeliveries {
       }
       return recorded;
     });
+  }
+
+  /** Gives up the deliveries of webhook `webhookId` still waiting although made before
+   * `cutoff` (held while its receiver refused connections, so never retried past the retry
+   * window): `failed`, as their retries would have left them. Not those under a lease (their
+   * attempt records their outcome). Resolves to how many. */
+  async expire(webhookId: number, cutoff: string): Promise<number> {
+    const now = new Date().toISOString();
+    const result = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null, updated_at: now })
+      .where('webhook_id', '=', webhookId)
+      .where('status', 'in', DUE)
+      .where('created_at', '<', cutoff)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   /** A ping's delivery, already held by `owner` for its one attempt, made at once. */
