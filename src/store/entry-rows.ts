@@ -161,21 +161,6 @@ export function rowChange(resource: CompiledResource, values: Record<string, unk
   return { values, row: encodeValues(resource, values, secrets), links, ownerDeleted };
 }
 
-/** What a write step stores (changedValues) and how (rowChange), at once: undefined for an
- * update that would change no field. */
-export async function entryChange(
-  resource: CompiledResource,
-  action: 'create' | 'update',
-  sent: Readonly<Record<string, unknown>>,
-  candidate: Record<string, unknown>,
-  existing: Entry | undefined,
-  storedSecret: (name: string) => Promise<string | undefined>,
-  secrets: SecretBox,
-): Promise<EntryChange | undefined> {
-  const values = await changedValues(resource, action, sent, candidate, existing, storedSecret);
-  return values === undefined ? undefined : rowChange(resource, values, existing, secrets);
-}
-
 /** The links of new entries (entries[i] made of valuesList[i]), a batch of rows per
  * statement (see row-batches.ts), shown in the entries as a single write shows them. */
 export async function writeNewLinks(

@@ -11,7 +11,7 @@ import type { Database, EntryTables } from '../db/database-schema.js';
 import { entryNotFound, fieldProblem, validationFailed } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { decodeEntry, entryChange, referenceStates, rowChange, secretContext, type EntryChange, type ReferenceState, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
+import { changedValues, decodeEntry, referenceStates, rowChange, secretContext, type EntryChange, type ReferenceState, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
 import type { QueryTemplates } from './query-templates.js';
 import type { StoreContext } from './store-context.js';
 import { serializeChange, type Author, type PendingChange, type SerializedChange } from './change-log.js';
@@ -104,7 +104,8 @@ export class StoreTransaction {
     const problems = resource.rule === undefined ? [] : await resource.rule(candidate, { sent: new Set(step.sent), storedSecret });
     // What the write would store, and the states of the entries it points at: both of the entry
     // rows (entry-rows.ts), asked together; a refusal below discards the first.
-    const change = await entryChange(resource, step.action, step.values, candidate, existing, storedSecret, this.secrets);
+    const values = await changedValues(resource, step.action, step.values, candidate, existing, storedSecret);
+    const change = values === undefined ? undefined : rowChange(resource, values, existing, this.secrets);
     const states = references.length === 0 ? [] : await referenceStates(this.db, this.templates, references, this.knownReferences);
     references.forEach((check, index) => {
       const state = states[index];
