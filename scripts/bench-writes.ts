@@ -1,25 +1,31 @@
 // `npm run bench:writes` (issue #38): single POSTs of servers from 32 keep-alive connections
 // (wrk), on PostgreSQL and MariaDB, through one instance and through two instances sharing
 // the database, in alternating rounds; beside them the floor, bare single-row INSERTs of the
-// same concurrency from this process; and the change feed's latency, from a write's record
-// (`at`, taken just before its commit) to its arrival on a stream of the other instance,
-// during the one-instance load. At the end, the change log is checked against the servers:
-// one record per created server, ids 1..N without a gap. `uptime` before and after each run.
+// same concurrency from this process; the cores the machine and the database server kept busy
+// during one instance's load and the floor's (a second instance adds writes only if cores are
+// left); and the change feed's latency, from a write's record (`at`, taken just before its
+// commit) to its arrival on a stream of the other instance, during the one-instance load. At
+// the end, the change log is checked against the servers: one record per created server, ids
+// 1..N without a gap. `uptime` before and after each run.
 // BENCH_WRITE_BACKENDS=postgres,mariadb; BENCH_SECONDS, BENCH_ROUNDS; BENCH_POOL_SIZE (32);
 // BENCH_WRITES_MAIN: another build's dist/main.js, run in turns alternating with this one's in
 // the same run, on the same database (an A/B: ratios per round, CPU per POST of each).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request, type IncomingMessage } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { machine, median, ROUNDS, SECONDS, startBenchService, uptime } from './support/bench-kit.js';
+import { coresBusy, cpuSnapshot } from './support/machine-cpu.js';
 import { cpuMilliseconds, type ServiceProcess } from './support/service-process.js';
 import { ensureWrk, runWrk, type RequestTemplate, type WrkResult } from './support/wrk.js';
 
 type Backend = 'postgres' | 'mariadb';
+/** The database server's command names, whose CPU the bench reports beside the service's. */
+const SERVER_COMMANDS: Record<Backend, readonly string[]> = { postgres: ['postgres'], mariadb: ['mariadbd', 'mysqld'] };
+const CORES = availableParallelism();
 const BACKENDS = (process.env.BENCH_WRITE_BACKENDS ?? 'postgres,mariadb').split(',').filter(Boolean) as Backend[];
 const CONNECTIONS = 32;
 const POOL_SIZE = process.env.BENCH_POOL_SIZE ?? '32';
@@ -157,11 +163,14 @@ interface Build {
   readonly two: number[];
   /** The service's CPU time per POST, one instance (µs). */
   readonly cpu: number[];
+  /** Cores the whole machine kept busy during one instance's load, and of those the database server's. */
+  readonly machineCores: number[];
+  readonly databaseCores: number[];
 }
 
 /** A turn of `build`: its two instances started on the database, one instance's load, then
  * both's, then stopped (two builds' pools at once would pass PostgreSQL's 100 connections). */
-async function turn(build: Build, database: Database, dataDir: string, delays: number[] | undefined): Promise<void> {
+async function turn(backend: Backend, build: Build, database: Database, dataDir: string, delays: number[] | undefined): Promise<void> {
   const env = { DATABASE_URL: database.url, DATABASE_POOL_SIZE: POOL_SIZE, LOG_LEVEL: 'warn' };
   const services: ServiceProcess[] = [];
   try {
@@ -173,8 +182,12 @@ async function turn(build: Build, database: Database, dataDir: string, delays: n
     const [newest] = await database.query('select coalesce(max(id), 0) as id from change_log');
     const stream = delays === undefined ? undefined : latencyStream(b.url, Number(newest!.id));
     const cpuBefore = cpuMilliseconds(a.pid);
+    const machineBefore = cpuSnapshot(SERVER_COMMANDS[backend]);
     const single = await runWrk(a.url, POST, SECONDS, CONNECTIONS);
+    const busy = coresBusy(machineBefore, cpuSnapshot(SERVER_COMMANDS[backend]), CORES);
     build.cpu.push(((cpuMilliseconds(a.pid) - cpuBefore) * 1000) / single.requests);
+    build.machineCores.push(busy.machine);
+    build.databaseCores.push(busy.named);
     if (stream !== undefined) {
       await new Promise((done) => setTimeout(done, 1500));
       stream.close();
@@ -187,7 +200,7 @@ async function turn(build: Build, database: Database, dataDir: string, delays: n
     checkRun(`${build.name}, two instances`, viaB!);
     build.two.push(viaA!.requestsPerSecond + viaB!.requestsPerSecond);
     console.log(
-      `  ${build.name}: one instance ${Math.round(single.requestsPerSecond)}/s (p99 ${single.p99Ms} ms, ${Math.round(build.cpu.at(-1)!)} µs of the service's CPU per POST), two instances ${Math.round(build.two.at(-1)!)}/s; ${uptime()}`,
+      `  ${build.name}: one instance ${Math.round(single.requestsPerSecond)}/s (p99 ${single.p99Ms} ms, ${Math.round(build.cpu.at(-1)!)} µs of the service's CPU per POST; machine busy ${busy.machine.toFixed(2)} of ${CORES} cores, the database server ${busy.named.toFixed(2)}), two instances ${Math.round(build.two.at(-1)!)}/s; ${uptime()}`,
     );
   } finally {
     for (const service of services) await service.stop();
@@ -198,8 +211,9 @@ async function benchBackend(backend: Backend): Promise<void> {
   const database = await createDatabase(backend);
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-writes-'));
   try {
-    const builds: Build[] = [{ name: 'this build', main: undefined, one: [], two: [], cpu: [] }];
-    if (MAIN !== undefined) builds.push({ name: 'other build', main: MAIN, one: [], two: [], cpu: [] });
+    const newBuild = (name: string, main: string | undefined): Build => ({ name, main, one: [], two: [], cpu: [], machineCores: [], databaseCores: [] });
+    const builds: Build[] = [newBuild('this build', undefined)];
+    if (MAIN !== undefined) builds.push(newBuild('other build', MAIN));
     const floor: number[] = [];
     const delays: number[] = [];
     console.log(`\n## ${backend}, ${CONNECTIONS} connections, pool ${POOL_SIZE} per instance, ${ROUNDS} rounds of ${SECONDS} s${MAIN === undefined ? '' : `, this build and ${MAIN} in alternating turns`}`);
@@ -207,9 +221,14 @@ async function benchBackend(backend: Backend): Promise<void> {
       console.log(`round ${round}, before: ${uptime()}`);
       // Alternating which build goes first, so that neither always meets the other's after-effects.
       const order = round % 2 === 1 ? builds : [...builds].reverse();
-      for (const build of order) await turn(build, database, dataDir, build === builds[0] ? delays : undefined);
+      for (const build of order) await turn(backend, build, database, dataDir, build === builds[0] ? delays : undefined);
+      const floorBefore = cpuSnapshot(SERVER_COMMANDS[backend]);
       floor.push(await database.floor(CONNECTIONS, SECONDS));
-      console.log(`  bare INSERT into a copy of the servers table (same indexes), ${CONNECTIONS} connections: ${Math.round(floor.at(-1)!)}/s; after: ${uptime()}`);
+      const floorBusy = coresBusy(floorBefore, cpuSnapshot(SERVER_COMMANDS[backend]), CORES);
+      console.log(
+        `  bare INSERT into a copy of the servers table (same indexes), ${CONNECTIONS} connections: ${Math.round(floor.at(-1)!)}/s ` +
+          `(machine busy ${floorBusy.machine.toFixed(2)} of ${CORES} cores, the database server ${floorBusy.named.toFixed(2)}); after: ${uptime()}`,
+      );
     }
     const [servers] = await database.query('select count(*) as n from servers');
     const [log] = await database.query('select count(*) as n, min(id) as lo, max(id) as hi from change_log');
@@ -219,7 +238,8 @@ async function benchBackend(backend: Backend): Promise<void> {
     for (const build of builds) {
       console.log(
         `${build.name}: POST /servers, one instance ${spread(build.one)}; two instances ${spread(build.two)} (${(median(build.two) / median(build.one)).toFixed(2)}x); ` +
-          `CPU per POST ${Math.round(median(build.cpu))} µs (${Math.round(Math.min(...build.cpu))}-${Math.round(Math.max(...build.cpu))}); of the floor ${(median(build.one) / median(floor)).toFixed(2)}`,
+          `CPU per POST ${Math.round(median(build.cpu))} µs (${Math.round(Math.min(...build.cpu))}-${Math.round(Math.max(...build.cpu))}); of the floor ${(median(build.one) / median(floor)).toFixed(2)}; ` +
+          `one instance's load kept ${median(build.machineCores).toFixed(2)} of ${CORES} cores busy (${Math.min(...build.machineCores).toFixed(2)}-${Math.max(...build.machineCores).toFixed(2)}), the database server ${median(build.databaseCores).toFixed(2)}`,
       );
     }
     if (builds.length === 2) {
