@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ANONYMOUS } from '../auth/caller.js';
 import { routeFacts, routeLabel } from '../http/route-label.js';
-import { RequestLogger } from './request-logger.js';
+import { RequestLogger, writesAt } from './request-logger.js';
 import type { LineDestination } from './turn-batched-stdout.js';
 
 function describe(request: FastifyRequest, reply: FastifyReply): Record<string, unknown> {
@@ -35,12 +35,6 @@ function describeWithId(request: FastifyRequest, reply: FastifyReply): Record<st
   };
 }
 
-/** The levels at which the service's logger writes a line of each level the controller writes. */
-const WRITES_AT: Readonly<Record<'info' | 'debug', ReadonlySet<string>>> = { info: new Set(['trace', 'debug', 'info']), debug: new Set(['trace', 'debug']) };
-
-/** pino's number for debug (trace is 10). */
-const DEBUG = 20;
-
 export class RequestLogController extends LogController {
   /** The logger whose bindings `bindingsText` holds, as pino writes them (`,"pid":…,"hostname":…`). */
   private bindingsOf: FastifyBaseLogger | undefined;
@@ -54,14 +48,8 @@ export class RequestLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     // At debug only: a request that never completes (a crash) can then still be traced.
     // The line's object is not made for a level that drops it: this runs on every request.
-    // The service's logger is asked while the request has no logger of its own (its level is
-    // the service's): pino's level as a number, where the request logger's name of the level
-    // took two getters and a lookup.
     const { log } = request;
-    const parent = log instanceof RequestLogger ? log.parentWhileUnmade : undefined;
-    // pino's levelVal, which Fastify's logger type leaves out (as bindings(), below).
-    const writesDebug = parent === undefined ? WRITES_AT.debug.has(log.level) : (parent as FastifyBaseLogger & { readonly levelVal: number }).levelVal <= DEBUG;
-    if (writesDebug) log.debug({ route: routeLabel(request), method: request.method }, 'request received');
+    if (writesAt(log, 'debug')) log.debug({ route: routeLabel(request), method: request.method }, 'request received');
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
@@ -75,7 +63,7 @@ export class RequestLogController extends LogController {
     const parent = log instanceof RequestLogger ? log.parentWhileUnmade : undefined;
     if (parent === undefined) log[level](describe(request, reply), 'request completed');
     // Not even the line's object for a level the logger drops (LOG_LEVEL=warn): this runs on every request.
-    else if (!WRITES_AT[level].has(parent.level)) return;
+    else if (!writesAt(parent, level)) return;
     else if (level === 'info' && this.lines !== undefined) this.lines.write(this.completionLine(parent, request, reply));
     else parent[level](describeWithId(request, reply), 'request completed');
   }

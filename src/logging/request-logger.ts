@@ -12,6 +12,14 @@ type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>
 
 type Method = 'info' | 'error' | 'debug' | 'fatal' | 'warn' | 'trace' | 'silent';
 
+/** Whether `logger` writes lines of `level`, as pino's own `isLevelEnabled` says (Fastify's
+ * logger type leaves it out). Fastify's stand-in logger, when logging is off, has none and
+ * writes nothing. */
+export function writesAt(logger: FastifyBaseLogger, level: LogLevel): boolean {
+  const { isLevelEnabled } = logger as { isLevelEnabled?: (level: LogLevel) => boolean };
+  return isLevelEnabled !== undefined && isLevelEnabled.call(logger, level);
+}
+
 export class RequestLogger {
   private made: FastifyBaseLogger | undefined;
 
@@ -31,6 +39,11 @@ export class RequestLogger {
 
   set level(level: LogLevel) {
     this.logger.level = level;
+  }
+
+  /** pino's method: asked of the service's logger while no child is made (the same level). */
+  isLevelEnabled(level: LogLevel): boolean {
+    return writesAt(this.parentWhileUnmade ?? this.logger, level);
   }
 
   info(...args: unknown[]): void {
