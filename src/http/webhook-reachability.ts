@@ -8,7 +8,7 @@
 // the webhook's usual share.
 //
 // Held deliveries are not attempts: no attempt is recorded for them and no metric counts them.
-// A held delivery older than the retry window is `failed` (expired by the dispatcher), as it
+// A held delivery older than the retry window is `failed` (webhook-delivery-upkeep.ts), as it
 // would be after its retries. The probes' failures keep the webhook's `failing_since`, so the
 // auto-disable after WEBHOOK_DISABLE_AFTER_HOURS is unchanged. The state is this process's own:
 // each instance probes for itself, and a restart starts with every receiver reachable.
