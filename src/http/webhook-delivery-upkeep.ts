@@ -24,13 +24,14 @@ export class WebhookDeliveryUpkeep {
     private readonly reach: WebhookReachability,
     private readonly retentionDays: number,
     private readonly log: FastifyBaseLogger,
+    private readonly expireEveryMs = EXPIRE_EVERY_MS,
   ) {}
 
   /** At each poll: starts what is due (its errors are logged, never thrown). */
   runIfDue(): void {
     const now = Date.now();
     if (now >= this.nextExpireAt) {
-      this.nextExpireAt = now + EXPIRE_EVERY_MS;
+      this.nextExpireAt = now + this.expireEveryMs;
       void this.expireHeld();
     }
     if (now < this.nextPruneAt) return;

@@ -36,10 +36,13 @@ const LOOP_SHARE = 0.25;
  * takes the changes of several commits instead of one each. */
 const FAN_OUT_SPACING_MS = 20;
 
-/** Whether the database's statements run on this event loop (SQLite) rather than over a
- * connection (PostgreSQL, MariaDB): then the dispatcher's database work is paced. */
-export interface DispatcherDatabase {
+export interface DispatcherOptions {
+  /** Whether the database's statements run on this event loop (SQLite) rather than over a
+   * connection (PostgreSQL, MariaDB): then the dispatcher's database work is paced. */
   readonly onEventLoop: boolean;
+  /** How often held deliveries are looked at for the retry window's end; a minute unless a
+   * test, which cannot wait for minutes, makes it shorter (AppOptions). */
+  readonly expireHeldEveryMs?: number;
 }
 
 type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookDisableAfterHours' | 'webhookDeliveryRetentionDays' | 'webhookConcurrency' | 'webhookPollMs' | 'webhookRetryScheduleMs'>;
@@ -78,12 +81,12 @@ export class WebhookDispatcher {
     private readonly guard: AddressGuard,
     private readonly settings: WebhookSettings,
     private readonly log: FastifyBaseLogger,
-    private readonly database: DispatcherDatabase = { onEventLoop: false },
+    private readonly options: DispatcherOptions = { onEventLoop: false },
   ) {
     this.perWebhook = Math.max(1, Math.ceil(settings.webhookConcurrency / 4));
     this.reach = new WebhookReachability(settings.webhookRetryScheduleMs[0]!);
     this.recorder = new WebhookAttemptRecorder(store, deliveries, this.owner, settings.webhookDisableAfterHours, log, (workMs) => this.spent(workMs));
-    this.upkeep = new WebhookDeliveryUpkeep(deliveries, this.reach, settings.webhookDeliveryRetentionDays, log);
+    this.upkeep = new WebhookDeliveryUpkeep(deliveries, this.reach, settings.webhookDeliveryRetentionDays, log, options.expireHeldEveryMs);
   }
 
   /** Attempts made by this process, by what they left the delivery as (metrics). */
@@ -224,7 +227,7 @@ export class WebhookDispatcher {
   // the time inside their transactions (workMs), not the wait for their turn behind the API's
   // writes. Over a connection (PostgreSQL, MariaDB) the wait is the database's, not the loop's.
   private spent(workMs: number): void {
-    if (!this.database.onEventLoop) return;
+    if (!this.options.onEventLoop) return;
     this.quietUntil = Math.max(this.quietUntil, performance.now()) + (workMs * (1 - LOOP_SHARE)) / LOOP_SHARE;
   }
 
