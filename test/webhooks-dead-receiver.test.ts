@@ -186,4 +186,22 @@ describe('deliveries held past the retry window', () => {
     assert.match(metrics.text, /^webhook_delivery_attempts_total\{result="failed"\} 0$/m, 'an expiry is no attempt');
     assert.match(metrics.text, /^webhook_deliveries_pending 0$/m);
   });
+
+  test('of a webhook disabled while held are not given up: it is held no more, its deliveries wait', async () => {
+    const created = await server.request('POST', HOOKS, { headers: admin, body: { name: 'paused', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['tags'] } });
+    assert.equal(created.status, 201, created.text);
+    const hook = created.body.id as number;
+    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: 4 }, (_, i) => ({ name: `paused-${i}`, color: '#000000', background: '#ffffff' })) });
+    assert.equal(bulk.status, 201, bulk.text);
+    const page = async (): Promise<Shown[]> => (await server.request('GET', `${HOOKS}/${hook}/deliveries?limit=100`, { headers: admin })).body.items;
+    await until('a refused attempt', async () => (await page()).some((delivery) => delivery.attempts.length > 0), 5000);
+    const disabled = await server.request('PATCH', `${HOOKS}/${hook}`, { headers: admin, body: { enabled: false } });
+    assert.equal(disabled.status, 200, disabled.text);
+    await runStatement(server.database, 'UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?', [new Date(Date.now() - 2 * 86_400_000).toISOString(), hook]);
+    // Several expiry checks: a hold kept would give them up, as the test above shows.
+    await new Promise((resolve) => setTimeout(resolve, 5 * EXPIRE_EVERY_MS));
+    const shown = await page();
+    assert.equal(shown.length, 4);
+    assert.ok(shown.every((delivery) => delivery.status === 'pending' || delivery.status === 'retrying'), `waiting: ${shown.map((delivery) => delivery.status).join(', ')}`);
+  });
 });

@@ -86,7 +86,7 @@ export class WebhookDispatcher {
     this.perWebhook = Math.max(1, Math.ceil(settings.webhookConcurrency / 4));
     this.reach = new WebhookReachability(settings.webhookRetryScheduleMs[0]!);
     this.recorder = new WebhookAttemptRecorder(store, deliveries, this.owner, settings.webhookDisableAfterHours, log, (workMs) => this.spent(workMs));
-    this.upkeep = new WebhookDeliveryUpkeep(deliveries, this.reach, settings.webhookDeliveryRetentionDays, log, options.expireHeldEveryMs);
+    this.upkeep = new WebhookDeliveryUpkeep(store, deliveries, this.reach, settings.webhookDeliveryRetentionDays, log, options.expireHeldEveryMs);
   }
 
   /** Attempts made by this process, by what they left the delivery as (metrics). */
@@ -108,7 +108,7 @@ export class WebhookDispatcher {
   start(): void {
     const polled = (): void => {
       void this.store.countEnabled().finally(() => {
-        this.upkeep.runIfDue();
+        void this.upkeep.runIfDue();
         this.wake();
       });
     };

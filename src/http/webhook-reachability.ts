@@ -36,6 +36,13 @@ export class WebhookReachability {
     return [...this.held.keys()];
   }
 
+  /** The webhook is no longer held: deleted or disabled, its deliveries will not be claimed
+   * (an enabled webhook again starts as any other, its receiver reachable until an attempt
+   * finds otherwise). */
+  forget(webhookId: number): void {
+    this.held.delete(webhookId);
+  }
+
   /** How many deliveries the webhook may start now out of `room`: all while its receiver is
    * reachable; one probe while it refuses, once the probe is due and none is under way. */
   room(webhookId: number, room: number, now = Date.now()): number {
