@@ -63,6 +63,9 @@ export interface AppOptions {
   /** Where the log lines go: standard output by default. The tests run several apps in their
    * own process and keep each app's lines apart, in memory. */
   logDestination?: LineDestination;
+  /** How often the webhooks' held deliveries are looked at for the retry window's end (a
+   * minute). No setting: only the tests, which cannot wait a minute, make it shorter. */
+  webhookExpireHeldEveryMs?: number;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -153,7 +156,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
   await app.register(databasePlugin, { config, registry, ...(options.migrations === undefined ? {} : { migrations: options.migrations }) });
   await app.register(apiTokensPlugin, { config });
   await app.register(changeFeedPlugin, { config });
-  await app.register(webhooksPlugin, { config });
+  await app.register(webhooksPlugin, { config, expireHeldEveryMs: options.webhookExpireHeldEveryMs });
   await app.register(metricsPlugin);
 
   app.decorateRequest('target', null);

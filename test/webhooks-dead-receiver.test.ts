@@ -1,12 +1,14 @@
 // A receiver that refuses every connection (nothing listens on its loopback port): one attempt
 // probes it at a time, its other due deliveries are held (not attempted, no attempt invented
 // for them) until a probe reaches it, then every held delivery goes out once; the probes'
-// failures still disable the webhook after WEBHOOK_DISABLE_AFTER_HOURS.
+// failures still disable the webhook after WEBHOOK_DISABLE_AFTER_HOURS; held deliveries older
+// than the retry window are `failed` by the expiry, with no attempt made for them.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
+import { runStatement } from './support/database-statement.js';
 import { serverPerSuite } from './support/server.js';
 import { bearer, secret } from './support/tokens.js';
 import { until } from './support/until.js';
@@ -139,5 +141,67 @@ describe('a refusing receiver held past WEBHOOK_DISABLE_AFTER_HOURS', () => {
     const page = await server.request('GET', `${HOOKS}/${created.body.id}/deliveries?limit=100`, { headers: admin });
     assert.equal(page.body.items.length, 10);
     assert.ok((page.body.items as Shown[]).every((delivery) => delivery.status === 'pending' || delivery.status === 'retrying'), 'none lost, none given up');
+  });
+});
+
+describe('deliveries held past the retry window', () => {
+  // The expiry looks every minute; the test cannot wait for minutes.
+  const EXPIRE_EVERY_MS = 200;
+  const server = serverPerSuite({
+    env: {
+      API_TOKENS: `root=admin:${ADMIN}`,
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      WEBHOOK_POLL_MS: '50',
+      // No probe during the test (the next is ten minutes away): only the expiry can end the
+      // held deliveries, not a probe's attempt past the window.
+      WEBHOOK_RETRY_SCHEDULE_MS: '600000',
+      WEBHOOK_CONCURRENCY: '8',
+    },
+    app: { webhookExpireHeldEveryMs: EXPIRE_EVERY_MS },
+  });
+
+  test('are failed by the expiry, no attempt made or counted for them', async () => {
+    const created = await server.request('POST', HOOKS, { headers: admin, body: { name: 'old', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['tags'] } });
+    assert.equal(created.status, 201, created.text);
+    const hook = created.body.id as number;
+    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: 6 }, (_, i) => ({ name: `old-${i}`, color: '#000000', background: '#ffffff' })) });
+    assert.equal(bulk.status, 201, bulk.text);
+    const page = async (): Promise<Shown[]> => (await server.request('GET', `${HOOKS}/${hook}/deliveries?limit=100`, { headers: admin })).body.items;
+    await until('a refused attempt', async () => (await page()).some((delivery) => delivery.attempts.length > 0), 5000);
+    // The webhook is held now. Its changes made as if two days ago: past the one-day window.
+    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    await runStatement(server.database, 'UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?', [twoDaysAgo, hook]);
+    let shown: Shown[] = [];
+    await until('every held delivery failed', async () => {
+      shown = await page();
+      return shown.length === 6 && shown.every((delivery) => delivery.status === 'failed');
+    }, 5000);
+    // The first batch was attempted (the webhook's share, 2) before the hold; the others failed
+    // with no attempt, as held deliveries are none.
+    const attempts = shown.flatMap((delivery) => delivery.attempts);
+    assert.ok(attempts.length <= 2, `no probe made (${attempts.length} attempts)`);
+    for (const attempt of attempts) assert.deepEqual([attempt.error, attempt.status_code], ['ECONNREFUSED', null]);
+    assert.ok(shown.filter((delivery) => delivery.attempts.length === 0).length >= 4, 'failed without an attempt');
+    const metrics = await server.request('GET', '/metrics', { headers: admin });
+    assert.match(metrics.text, /^webhook_delivery_attempts_total\{result="failed"\} 0$/m, 'an expiry is no attempt');
+    assert.match(metrics.text, /^webhook_deliveries_pending 0$/m);
+  });
+
+  test('of a webhook disabled while held are not given up: it is held no more, its deliveries wait', async () => {
+    const created = await server.request('POST', HOOKS, { headers: admin, body: { name: 'paused', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['tags'] } });
+    assert.equal(created.status, 201, created.text);
+    const hook = created.body.id as number;
+    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: 4 }, (_, i) => ({ name: `paused-${i}`, color: '#000000', background: '#ffffff' })) });
+    assert.equal(bulk.status, 201, bulk.text);
+    const page = async (): Promise<Shown[]> => (await server.request('GET', `${HOOKS}/${hook}/deliveries?limit=100`, { headers: admin })).body.items;
+    await until('a refused attempt', async () => (await page()).some((delivery) => delivery.attempts.length > 0), 5000);
+    const disabled = await server.request('PATCH', `${HOOKS}/${hook}`, { headers: admin, body: { enabled: false } });
+    assert.equal(disabled.status, 200, disabled.text);
+    await runStatement(server.database, 'UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?', [new Date(Date.now() - 2 * 86_400_000).toISOString(), hook]);
+    // Several expiry checks: a hold kept would give them up, as the test above shows.
+    await new Promise((resolve) => setTimeout(resolve, 5 * EXPIRE_EVERY_MS));
+    const shown = await page();
+    assert.equal(shown.length, 4);
+    assert.ok(shown.every((delivery) => delivery.status === 'pending' || delivery.status === 'retrying'), `waiting: ${shown.map((delivery) => delivery.status).join(', ')}`);
   });
 });

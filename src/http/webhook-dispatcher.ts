@@ -9,28 +9,25 @@
 // deliveries held until a probe reaches it (webhook-reachability.ts).
 //
 // The database work is per batch, not per delivery: a claimed batch's webhooks are read
-// once, and the results of the attempts that end while a recording is under way are
-// recorded together in the next one (with the webhooks' health), then the dispatcher looks
-// for more work once.
+// once, and the results of the attempts are recorded in batches (webhook-attempt-recorder.ts),
+// then the dispatcher looks for more work once. What its attempts leave a delivery as is the
+// retry schedule's (webhook-retry-schedule.ts); the poll also keeps the deliveries table
+// (webhook-delivery-upkeep.ts).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AddressGuard } from '../auth/webhook-address-guard.js';
 import type { Config } from '../config/config.js';
-import { deliveryPayload, type ClaimedDelivery, type Delivery, type DeliveryStatus, type FinishedAttempt, type WebhookDeliveries } from '../store/webhook-deliveries.js';
+import { deliveryPayload, type ClaimedDelivery, type Delivery, type DeliveryStatus, type WebhookDeliveries } from '../store/webhook-deliveries.js';
 import type { WebhookStore, WebhookTarget } from '../store/webhook-store.js';
+import { WebhookAttemptRecorder } from './webhook-attempt-recorder.js';
+import { WebhookDeliveryUpkeep } from './webhook-delivery-upkeep.js';
 import { WebhookReachability } from './webhook-reachability.js';
-import { attemptDelivery, type AttemptResult } from './webhook-sender.js';
+import { attemptOutcome } from './webhook-retry-schedule.js';
+import { attemptDelivery } from './webhook-sender.js';
 
-/** A failed delivery is retried for a day, then `failed`. */
-const RETRY_WINDOW_MS = 24 * 3_600_000;
-/** A Retry-After replaces the next wait, up to an hour. */
-const RETRY_AFTER_MAX_MS = 3_600_000;
 /** A lease outlives its attempt by this much: the time to record the attempt's result. */
 const LEASE_MARGIN_MS = 5_000;
-/** Old deliveries are looked for hourly, or ten times per retention period if that is shorter. */
-const PRUNE_EVERY_MS = 3_600_000;
-const PRUNE_EVERY_MIN_MS = 100;
 /** Where the database runs on the event loop (SQLite), the claims and recordings take at most
  * this share of its time: the rest is the API's. */
 const LOOP_SHARE = 0.25;
@@ -38,19 +35,14 @@ const LOOP_SHARE = 0.25;
  * a stream of writes one fan-out (a transaction; on SQLite an fsync on the event loop) then
  * takes the changes of several commits instead of one each. */
 const FAN_OUT_SPACING_MS = 20;
-/** How often the held deliveries of a refusing receiver are looked at for the retry window's end. */
-const EXPIRE_EVERY_MS = 60_000;
 
-/** An attempt's result waiting to be recorded, with the webhook it went to. */
-interface Ended {
-  readonly webhookId: number;
-  readonly finished: FinishedAttempt;
-}
-
-/** Whether the database's statements run on this event loop (SQLite) rather than over a
- * connection (PostgreSQL, MariaDB): then the dispatcher's database work is paced. */
-export interface DispatcherDatabase {
+export interface DispatcherOptions {
+  /** Whether the database's statements run on this event loop (SQLite) rather than over a
+   * connection (PostgreSQL, MariaDB): then the dispatcher's database work is paced. */
   readonly onEventLoop: boolean;
+  /** How often held deliveries are looked at for the retry window's end; a minute unless a
+   * test, which cannot wait for minutes, makes it shorter (AppOptions). */
+  readonly expireHeldEveryMs?: number;
 }
 
 type WebhookSettings = Pick<Config, 'webhookTimeoutMs' | 'webhookDisableAfterHours' | 'webhookDeliveryRetentionDays' | 'webhookConcurrency' | 'webhookPollMs' | 'webhookRetryScheduleMs'>;
@@ -70,10 +62,10 @@ export class WebhookDispatcher {
   private stopped = false;
   private failing = false;
   private poll: NodeJS.Timeout | undefined;
-  private nextPruneAt = 0;
-  private nextExpireAt = 0;
   /** Receivers refusing connections: their webhooks' deliveries are held but for a probe. */
   private readonly reach: WebhookReachability;
+  private readonly recorder: WebhookAttemptRecorder;
+  private readonly upkeep: WebhookDeliveryUpkeep;
   /** No claim before this time (performance.now()): the pacing of LOOP_SHARE. */
   private quietUntil = 0;
   private paced: NodeJS.Timeout | undefined;
@@ -82,12 +74,6 @@ export class WebhookDispatcher {
   private lastReadAt = -Infinity;
   private spaced: NodeJS.Timeout | undefined;
   private readonly attempts = new Set<Promise<void>>();
-  private ended: Ended[] = [];
-  private recording: Promise<void> | undefined;
-  /** Attempts made by this process, by what they left the delivery as (metrics). */
-  readonly results: Record<DeliveryStatus, number> = { pending: 0, retrying: 0, succeeded: 0, failed: 0 };
-  /** Webhooks this process disabled for failing WEBHOOK_DISABLE_AFTER_HOURS (metrics). */
-  disabled = 0;
 
   constructor(
     private readonly store: WebhookStore,
@@ -95,24 +81,34 @@ export class WebhookDispatcher {
     private readonly guard: AddressGuard,
     private readonly settings: WebhookSettings,
     private readonly log: FastifyBaseLogger,
-    private readonly database: DispatcherDatabase = { onEventLoop: false },
+    private readonly options: DispatcherOptions = { onEventLoop: false },
   ) {
     this.perWebhook = Math.max(1, Math.ceil(settings.webhookConcurrency / 4));
     this.reach = new WebhookReachability(settings.webhookRetryScheduleMs[0]!);
+    this.recorder = new WebhookAttemptRecorder(store, deliveries, this.owner, settings.webhookDisableAfterHours, log, (workMs) => this.spent(workMs));
+    this.upkeep = new WebhookDeliveryUpkeep(store, deliveries, this.reach, settings.webhookDeliveryRetentionDays, log, options.expireHeldEveryMs);
   }
 
-  // One timer, the poll: it also prunes when a prune is due, and gives up held deliveries past
-  // the retry window (expireHeld, every minute). Both are due far less often than a poll
-  // (hourly, or a tenth of the retention), so checking at each poll is as correct as a timer
-  // of their own, a poll late at most; and one timer is one thing to start and stop.
-  // The poll also counts the enabled webhooks again: that is how this process learns of a
-  // webhook another instance created or enabled (changesCommitted skips while it knows none).
+  /** Attempts made by this process, by what they left the delivery as (metrics). */
+  get results(): Readonly<Record<DeliveryStatus, number>> {
+    return this.recorder.results;
+  }
+
+  /** Webhooks this process disabled for failing WEBHOOK_DISABLE_AFTER_HOURS (metrics). */
+  get disabled(): number {
+    return this.recorder.disabled;
+  }
+
+  // One timer, the poll: it also runs the deliveries' upkeep when some is due
+  // (webhook-delivery-upkeep.ts), and counts the enabled webhooks again: that is how this
+  // process learns of a webhook another instance created or enabled (changesCommitted skips
+  // while it knows none).
   // The poll's look at the change log runs whatever the count, so a change this process wrote
   // before it learnt of a webhook is fanned out at the next poll of any instance.
   start(): void {
     const polled = (): void => {
       void this.store.countEnabled().finally(() => {
-        this.pruneIfDue();
+        void this.upkeep.runIfDue();
         this.wake();
       });
     };
@@ -136,18 +132,6 @@ export class WebhookDispatcher {
     this.spaced.unref();
   }
 
-  private pruneIfDue(): void {
-    const now = Date.now();
-    if (now >= this.nextExpireAt) {
-      this.nextExpireAt = now + EXPIRE_EVERY_MS;
-      void this.expireHeld();
-    }
-    if (now < this.nextPruneAt) return;
-    const retentionMs = this.settings.webhookDeliveryRetentionDays * 86_400_000;
-    this.nextPruneAt = now + Math.max(PRUNE_EVERY_MIN_MS, Math.min(PRUNE_EVERY_MS, retentionMs / 10));
-    void this.prune();
-  }
-
   /** Stops claiming; resolves once the attempts under way have ended (each within its time-out). */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -155,7 +139,7 @@ export class WebhookDispatcher {
     clearTimeout(this.paced);
     clearTimeout(this.spaced);
     await Promise.allSettled([...this.attempts]);
-    while (this.recording !== undefined) await this.recording;
+    await this.recorder.idle();
   }
 
   /** Looks for new changes and due deliveries now (or once the look under way has ended). */
@@ -243,7 +227,7 @@ export class WebhookDispatcher {
   // the time inside their transactions (workMs), not the wait for their turn behind the API's
   // writes. Over a connection (PostgreSQL, MariaDB) the wait is the database's, not the loop's.
   private spent(workMs: number): void {
-    if (!this.database.onEventLoop) return;
+    if (!this.options.onEventLoop) return;
     this.quietUntil = Math.max(this.quietUntil, performance.now()) + (workMs * (1 - LOOP_SHARE)) / LOOP_SHARE;
   }
 
@@ -283,70 +267,15 @@ export class WebhookDispatcher {
     this.attempts.add(attempt);
   }
 
-  /** Makes the attempt and records its result with the others that end meanwhile (recordSoon). */
+  /** Makes the attempt and records its result with the others that end meanwhile. */
   private async attempt(delivery: ClaimedDelivery, target: WebhookTarget | undefined): Promise<void> {
     // A webhook deleted since the claim: its deliveries went with it.
     if (target === undefined) return void this.reach.ended(delivery.webhookId, delivery.id, 'unknown');
     const result = await attemptDelivery(this.guard, target, delivery.id, delivery.payload, this.settings.webhookTimeoutMs);
     // The receiver answered again: its held deliveries may go (the slot's end looks for them).
     if (this.reach.ended(delivery.webhookId, delivery.id, result.reach)) this.lookForDue = true;
-    const { status, next } = this.outcome(delivery, result);
-    const finished = { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next };
-    this.ended.push({ webhookId: delivery.webhookId, finished });
-    await this.recordSoon();
-  }
-
-  /** Records the ended attempts now, or after the recording under way (which then takes them);
-   * settles once they are recorded (or their recording failed, which it logs). */
-  private recordSoon(): Promise<void> {
-    if (this.recording !== undefined) return this.recording;
-    this.recording = (async () => {
-      // Attempts that end in the same turn of the event loop join this recording.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (this.ended.length > 0) {
-        const batch = this.ended;
-        this.ended = [];
-        try {
-          const workBefore = this.deliveries.workMs;
-          await this.record(batch);
-          this.spent(this.deliveries.workMs - workBefore);
-        } catch (error) {
-          this.log.warn({ err: error, deliveries: batch.length }, 'webhooks: attempts could not be recorded; their leases will expire and they will be made again');
-        }
-      }
-    })().finally(() => {
-      // A recorded failure is due again later: the poll finds it then.
-      this.recording = undefined;
-    });
-    return this.recording;
-  }
-
-  private async record(batch: readonly Ended[]): Promise<void> {
-    const recorded = await this.deliveries.finish(this.owner, batch.map((ended) => ended.finished));
-    // Each webhook's health after the last of its attempts recorded here.
-    const outcomes = new Map<number, boolean>();
-    for (const { webhookId, finished } of batch) {
-      if (!recorded.has(finished.id)) continue;
-      this.results[finished.status]++;
-      outcomes.set(webhookId, finished.status === 'succeeded');
-    }
-    const disableAfterMs = this.settings.webhookDisableAfterHours * 3_600_000;
-    for (const id of await this.store.recordHealth(outcomes, disableAfterMs)) {
-      const disabled = await this.store.disableFailing(id, disableAfterMs);
-      if (disabled === undefined) continue;
-      this.disabled++;
-      this.log.warn({ webhook: id, name: disabled.name, reason: disabled.disabled_reason }, 'webhooks: a webhook was disabled, every delivery failing');
-    }
-  }
-
-  /** The delivery's status after an attempt, and when the next one is due. */
-  private outcome(delivery: ClaimedDelivery, result: AttemptResult): { status: DeliveryStatus; next: string | null } {
-    if (result.succeeded) return { status: 'succeeded', next: null };
-    const schedule = this.settings.webhookRetryScheduleMs;
-    const wait = result.retryAfterMs !== undefined ? Math.min(result.retryAfterMs, RETRY_AFTER_MAX_MS) : schedule[Math.min(delivery.attempts, schedule.length - 1)]!;
-    const next = Date.now() + wait;
-    if (next > Date.parse(delivery.createdAt) + RETRY_WINDOW_MS) return { status: 'failed', next: null };
-    return { status: 'retrying', next: new Date(next).toISOString() };
+    const { status, next } = attemptOutcome(delivery, result, this.settings.webhookRetryScheduleMs);
+    await this.recorder.record(delivery.webhookId, { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next });
   }
 
   /** A ping: one delivery of type `webhook.ping`, attempted at once; undefined if no such webhook. */
@@ -361,24 +290,5 @@ export class WebhookDispatcher {
     if (this.reach.ended(webhookId, id, result.reach)) this.wake();
     await this.deliveries.finish(this.owner, [{ id, attemptsJson: '[]', attempt: result.attempt, status: result.succeeded ? 'succeeded' : 'failed', nextAttemptAt: null }]);
     return this.deliveries.read(webhookId, id);
-  }
-
-  /** Held deliveries past the retry window are given up (WebhookDeliveries.expire). */
-  private async expireHeld(): Promise<void> {
-    const cutoff = new Date(Date.now() - RETRY_WINDOW_MS).toISOString();
-    try {
-      for (const webhookId of this.reach.heldWebhooks()) await this.deliveries.expire(webhookId, cutoff);
-    } catch (error) {
-      this.log.warn({ err: error }, 'webhooks: could not give up the held deliveries past the retry window');
-    }
-  }
-
-  private async prune(): Promise<void> {
-    const cutoff = new Date(Date.now() - this.settings.webhookDeliveryRetentionDays * 86_400_000).toISOString();
-    try {
-      await this.deliveries.prune(cutoff);
-    } catch (error) {
-      this.log.warn({ err: error }, 'webhooks: could not remove old deliveries');
-    }
   }
 }

@@ -8,7 +8,7 @@
 // the webhook's usual share.
 //
 // Held deliveries are not attempts: no attempt is recorded for them and no metric counts them.
-// A held delivery older than the retry window is `failed` (expired by the dispatcher), as it
+// A held delivery older than the retry window is `failed` (webhook-delivery-upkeep.ts), as it
 // would be after its retries. The probes' failures keep the webhook's `failing_since`, so the
 // auto-disable after WEBHOOK_DISABLE_AFTER_HOURS is unchanged. The state is this process's own:
 // each instance probes for itself, and a restart starts with every receiver reachable.
@@ -34,6 +34,13 @@ export class WebhookReachability {
   /** The webhooks whose deliveries are held (for the expiry of the old ones). */
   heldWebhooks(): number[] {
     return [...this.held.keys()];
+  }
+
+  /** The webhook is no longer held: deleted or disabled, its deliveries will not be claimed
+   * (an enabled webhook again starts as any other, its receiver reachable until an attempt
+   * finds otherwise). */
+  forget(webhookId: number): void {
+    this.held.delete(webhookId);
   }
 
   /** How many deliveries the webhook may start now out of `room`: all while its receiver is

@@ -78,6 +78,13 @@ export class WebhookStore {
     this.enabled = counted;
   }
 
+  /** Which of the webhooks `ids` exist and are enabled (the others' holds are forgotten). */
+  async enabledAmong(ids: readonly number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.handle.db.selectFrom('webhooks').select('id').where('id', 'in', ids).where('enabled', '=', 1).execute();
+    return new Set(rows.map((row) => Number(row.id)));
+  }
+
   private sealHeaders(headers: Record<string, string>): string | null {
     return Object.keys(headers).length === 0 ? null : this.box.seal(JSON.stringify(headers), HEADERS_CONTEXT);
   }

@@ -3,7 +3,7 @@
 // process of its own costs per start. What only a process has (a crash, SIGKILL, signals,
 // WORKERS, another user, its stdout) is for startService (scripts/support/service-process.ts).
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type AppOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config/config.js';
 import { stopGracefully } from '../../src/run-server.js';
 
@@ -23,12 +23,15 @@ function reachableUrl(address: AddressInfo): string {
   return v6 ? `http://[::1]:${address.port}` : `http://127.0.0.1:${address.port}`;
 }
 
-export async function startInProcess(env: Record<string, string>): Promise<RunningService> {
+/** What a test may give the app beyond its environment (AppOptions); the log lines are kept here. */
+export type InProcessOptions = Omit<AppOptions, 'logDestination'>;
+
+export async function startInProcess(env: Record<string, string>, options: InProcessOptions = {}): Promise<RunningService> {
   let output = '';
   // The environment the test gives, and nothing of this process's own: as the process gets it.
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env });
   if (config.workers > 1) throw new Error('WORKERS above 1 runs a cluster of processes: start it with { process: true }');
-  const app = await buildApp(config, { logDestination: { write: (line) => void (output += line) } });
+  const app = await buildApp(config, { ...options, logDestination: { write: (line) => void (output += line) } });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { perSuite } from './per-suite.js';
-import { startInProcess, type RunningService } from './in-process-server.js';
+import { startInProcess, type InProcessOptions, type RunningService } from './in-process-server.js';
 import { checkerFor, type ObservedResponse, type OpenApiResponseChecker } from './openapi-response-checker.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { runServiceToExit, startService, type RunAs } from '../../scripts/support/service-process.js';
@@ -66,6 +66,8 @@ export interface StartOptions {
   user?: RunAs;
   /** Run `dist/main.js` in a process of its own instead of the app in this process. */
   process?: boolean;
+  /** Options of the app that are no setting (AppOptions); in this process only. */
+  app?: InProcessOptions;
 }
 
 export interface TestServer {
@@ -95,9 +97,10 @@ export interface TestServer {
 }
 
 async function startRunning(options: StartOptions, env: Record<string, string>): Promise<RunningService> {
+  if (options.process === true && options.app !== undefined) throw new Error('app options are for the app in this process: a process of its own gets its environment only');
   if (options.process === true) return startService(env, 1, undefined, { keepOutput: true, ...(options.user === undefined ? {} : { user: options.user }) });
   if (options.user !== undefined) throw new Error('running as another user needs a process of its own: start the server with { process: true }');
-  return startInProcess(env);
+  return startInProcess(env, options.app);
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {

@@ -17,12 +17,12 @@ declare module 'fastify' {
   }
 }
 
-export default fp<{ config: Config }>(
-  async (app, { config }) => {
+export default fp<{ config: Config; expireHeldEveryMs?: number }>(
+  async (app, { config, expireHeldEveryMs }) => {
     const store = new WebhookStore(app.database, app.store, app.secretBox);
     const deliveries = new WebhookDeliveries(app.database, new Set(app.registry.resources.map((resource) => resource.name)));
     const guard = addressGuard(config.webhookAllowedNetworks);
-    const dispatcher = new WebhookDispatcher(store, deliveries, guard, config, app.log, { onEventLoop: app.database.capabilities.runsOnEventLoop });
+    const dispatcher = new WebhookDispatcher(store, deliveries, guard, config, app.log, { onEventLoop: app.database.capabilities.runsOnEventLoop, expireHeldEveryMs });
     app.decorate('webhookStore', store);
     app.decorate('webhookDeliveries', deliveries);
     app.decorate('webhookGuard', guard);
