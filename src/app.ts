@@ -176,7 +176,7 @@ async function registerAll(app: FastifyInstance, config: Config, options: AppOpt
     readOnly: app.readOnly,
     heavyWork,
     tokens: { sync: app.tokens, digester: app.tokenDigester, environmentNames: app.tokenIndex.environmentNames },
-    webhooks: { store: app.webhookStore, deliveries: app.webhookDeliveries, dispatcher: app.webhookDispatcher, guard: app.webhookGuard },
+    webhooks: { store: app.webhookStore, deliveries: app.webhookDeliveryRecords, dispatcher: app.webhookDispatcher, guard: app.webhookGuard },
     // Throws, stopping the start, when the registry lacks a resource the integrations read.
     monitoring: monitoringResources(app.registry),
     changeStreams: changeStreams(app, {

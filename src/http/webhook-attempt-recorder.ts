@@ -4,7 +4,8 @@
 // transaction for many results, not one each: with a dead receiver's backlog retried, the
 // recordings were most of the dispatcher's database work.
 import type { FastifyBaseLogger } from 'fastify';
-import type { DeliveryStatus, FinishedAttempt, WebhookDeliveries } from '../store/webhook-deliveries.js';
+import type { DeliveryStatus } from '../store/webhook-delivery-records.js';
+import type { FinishedAttempt, WebhookDeliveries } from '../store/webhook-deliveries.js';
 import type { WebhookStore } from '../store/webhook-store.js';
 
 /** An attempt's result waiting to be recorded, with the webhook it went to. */

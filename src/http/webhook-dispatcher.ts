@@ -18,7 +18,8 @@ import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AddressGuard } from '../auth/webhook-address-guard.js';
 import type { Config } from '../config/config.js';
-import { deliveryPayload, type ClaimedDelivery, type Delivery, type DeliveryStatus, type WebhookDeliveries } from '../store/webhook-deliveries.js';
+import { deliveryPayload, type ClaimedDelivery, type WebhookDeliveries } from '../store/webhook-deliveries.js';
+import type { DeliveryStatus } from '../store/webhook-delivery-records.js';
 import type { WebhookStore, WebhookTarget } from '../store/webhook-store.js';
 import { WebhookAttemptRecorder } from './webhook-attempt-recorder.js';
 import { WebhookDeliveryUpkeep } from './webhook-delivery-upkeep.js';
@@ -278,8 +279,9 @@ export class WebhookDispatcher {
     await this.recorder.record(delivery.webhookId, { id: delivery.id, attemptsJson: delivery.attemptsJson, attempt: result.attempt, status, nextAttemptAt: next });
   }
 
-  /** A ping: one delivery of type `webhook.ping`, attempted at once; undefined if no such webhook. */
-  async ping(webhookId: number): Promise<Delivery | undefined> {
+  /** A ping: one delivery of type `webhook.ping`, attempted and recorded at once; its id, or
+   * undefined if no such webhook. */
+  async ping(webhookId: number): Promise<number | undefined> {
     const target = await this.store.target(webhookId);
     if (target === undefined) return undefined;
     const now = new Date().toISOString();
@@ -289,6 +291,6 @@ export class WebhookDispatcher {
     // A ping that reaches a receiver that was refusing lets its held deliveries go at once.
     if (this.reach.ended(webhookId, id, result.reach)) this.wake();
     await this.deliveries.finish(this.owner, [{ id, attemptsJson: '[]', attempt: result.attempt, status: result.succeeded ? 'succeeded' : 'failed', nextAttemptAt: null }]);
-    return this.deliveries.read(webhookId, id);
+    return id;
   }
 }

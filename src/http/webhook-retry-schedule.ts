@@ -4,7 +4,8 @@
 // which the delivery is `failed` rather than retried. The dispatcher applies it to each ended
 // attempt; the upkeep applies the window to the deliveries held while a receiver refuses
 // connections, which are not attempted and so never reach this schedule by themselves.
-import type { ClaimedDelivery, DeliveryStatus } from '../store/webhook-deliveries.js';
+import type { DeliveryStatus } from '../store/webhook-delivery-records.js';
+import type { ClaimedDelivery } from '../store/webhook-deliveries.js';
 import type { AttemptResult } from './webhook-sender.js';
 
 /** A failed delivery is retried for a day, then `failed`. */

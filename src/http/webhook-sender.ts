@@ -15,7 +15,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { AddressGuard } from '../auth/webhook-address-guard.js';
 import { signatureHeader } from '../secrets/webhook-signature.js';
-import type { Attempt } from '../store/webhook-deliveries.js';
+import type { Attempt } from '../store/webhook-delivery-records.js';
 import type { WebhookTarget } from '../store/webhook-store.js';
 import type { Reach } from './webhook-reachability.js';
 

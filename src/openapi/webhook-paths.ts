@@ -3,7 +3,7 @@
 // code as any resource's, plus the answers that carry a signing secret and the deliveries.
 import { MAX_ID } from '../registry/field-types.js';
 import { WEBHOOK_SECRET_PATTERN } from '../secrets/webhook-signature.js';
-import { DELIVERY_STATUSES } from '../store/webhook-deliveries.js';
+import { DELIVERY_STATUSES } from '../store/webhook-delivery-records.js';
 import { WEBHOOKS } from '../store/webhook-definition.js';
 import { headerRef, json, parameterRef, ref, type DocumentContext, type JsonObject } from './document-parts.js';
 import { ACCESS, ALWAYS, errors, STORAGE_ERRORS, type ErrorName } from './error-responses.js';

@@ -8,7 +8,7 @@ import { newWebhookSecret } from '../secrets/webhook-signature.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { ListPage } from '../store/resource-store.js';
 import { UniqueConflict } from '../store/unique-rules.js';
-import type { Delivery, WebhookDeliveries } from '../store/webhook-deliveries.js';
+import type { Delivery, WebhookDeliveryRecords } from '../store/webhook-delivery-records.js';
 import { WEBHOOKS } from '../store/webhook-definition.js';
 import type { WebhookStore } from '../store/webhook-store.js';
 import type { WebhookPlan } from './plan-webhooks.js';
@@ -17,12 +17,13 @@ import type { WebhookPlan } from './plan-webhooks.js';
  * them (the HTTP layer's, seen through what is asked of it) and the SSRF guard. */
 export interface WebhookContext {
   readonly store: WebhookStore;
-  readonly deliveries: WebhookDeliveries;
+  readonly deliveries: WebhookDeliveryRecords;
   readonly dispatcher: {
     /** There is work: look for it now. */
     wake(): void;
-    /** One delivery of type `webhook.ping`, attempted at once; undefined if no such webhook. */
-    ping(webhookId: number): Promise<Delivery | undefined>;
+    /** One delivery of type `webhook.ping`, attempted and recorded at once: its id; undefined
+     * if no such webhook. */
+    ping(webhookId: number): Promise<number | undefined>;
   };
   readonly guard: AddressGuard;
 }
@@ -87,7 +88,8 @@ async function run(context: WebhookContext, plan: WebhookPlan): Promise<WebhookR
       return { action: plan.action, plan, secret };
     }
     case 'ping-webhook': {
-      const delivery = await dispatcher.ping(plan.id);
+      const id = await dispatcher.ping(plan.id);
+      const delivery = id === undefined ? undefined : await deliveries.read(plan.id, id);
       if (delivery === undefined) throw notFound(plan.id);
       return { action: plan.action, plan, delivery };
     }

@@ -5,7 +5,7 @@
 import { apiError } from '../errors/api-error.js';
 import type { Author } from '../store/change-log.js';
 import type { ListQuery } from '../store/list-query.js';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../store/webhook-deliveries.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../store/webhook-delivery-records.js';
 import { WEBHOOKS } from '../store/webhook-definition.js';
 import { integerParameter, parseListQuery, refuseUnknownParameters, single } from './parse-list-query.js';
 import { refuseQuery, writeQuery, type HttpInput } from './parse-request.js';

@@ -11,33 +11,15 @@
 //   with the same webhook-id.
 // - finish records an attempt, only while this instance still holds the lease.
 // claim and finish commit without waiting for a disk flush where the database lets them
-// (SQLite's commit groups, PostgreSQL's synchronous_commit): both are redone if lost, and a flush per batch of attempts held the event loop,
-// and so the API's answers, for a dead receiver's thousands of retries.
+// (SQLite's commit groups, PostgreSQL's synchronous_commit): both are redone if lost, and a
+// flush per batch of attempts held the event loop, and so the API's answers, for a dead
+// receiver's thousands of retries.
+// This is the dispatcher's queue; what the API reads of it is webhook-delivery-records.ts.
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DatabaseHandle } from '../db/connect.js';
 import type { Database } from '../db/database-schema.js';
 import { recordOf } from './change-log.js';
-
-export const DELIVERY_STATUSES = ['pending', 'retrying', 'succeeded', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-export interface Attempt {
-  readonly at: string;
-  readonly duration_ms: number;
-  readonly status_code: number | null;
-  readonly error: string | null;
-  readonly response: string;
-}
-
-/** A delivery as the API shows it. */
-export interface Delivery {
-  readonly id: number;
-  readonly change_id: number | null;
-  readonly type: string;
-  readonly status: DeliveryStatus;
-  readonly attempts: Attempt[];
-  readonly next_attempt_at: string | null;
-}
+import { DUE_STATUSES, type Attempt, type DeliveryStatus } from './webhook-delivery-records.js';
 
 /** A delivery claimed for an attempt. */
 export interface ClaimedDelivery {
@@ -66,7 +48,6 @@ function appended(arrayJson: string, element: unknown): string {
   return arrayJson === '[]' ? `[${text}]` : `${arrayJson.slice(0, -1)},${text}]`;
 }
 
-const DUE = ['pending', 'retrying'];
 const FAN_OUT_BATCH = 500;
 /** Attempts recorded per statement (finish). */
 const FINISH_BATCH = 100;
@@ -74,19 +55,6 @@ const FINISH_BATCH = 100;
 const PRUNE_BATCH = 1000;
 
 type Row = Database['webhook_deliveries'];
-
-function shown(row: { id: number | string } & Pick<Row, 'change_id' | 'type' | 'status' | 'attempts' | 'next_attempt_at'>): Delivery {
-  return {
-    id: Number(row.id),
-    change_id: row.change_id === null ? null : Number(row.change_id),
-    type: row.type,
-    status: row.status as DeliveryStatus,
-    attempts: JSON.parse(row.attempts) as Attempt[],
-    next_attempt_at: row.next_attempt_at,
-  };
-}
-
-const SHOWN_COLUMNS = ['id', 'change_id', 'type', 'status', 'attempts', 'next_attempt_at'] as const;
 
 export function deliveryPayload(type: string, timestamp: string, data: string): string {
   return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(timestamp)},"data":${data}}`;
@@ -299,7 +267,7 @@ export class WebhookDeliveries {
       .updateTable('webhook_deliveries')
       .set({ status: 'failed', next_attempt_at: null, updated_at: now })
       .where('webhook_id', '=', webhookId)
-      .where('status', 'in', DUE)
+      .where('status', 'in', DUE_STATUSES)
       .where('created_at', '<', cutoff)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .executeTakeFirst();
@@ -314,37 +282,6 @@ export class WebhookDeliveries {
     if (result.insertId !== undefined) return Number(result.insertId);
     const row = await this.db.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', webhookId).where('lease_owner', '=', owner).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
     return Number(row.id);
-  }
-
-  /** One webhook's deliveries, newest first, before delivery id `before` if given. */
-  async list(webhookId: number, status: DeliveryStatus | undefined, before: number | undefined, limit: number): Promise<Delivery[]> {
-    let select = this.db.selectFrom('webhook_deliveries').select([...SHOWN_COLUMNS]).where('webhook_id', '=', webhookId);
-    if (status !== undefined) select = select.where('status', '=', status);
-    if (before !== undefined) select = select.where('id', '<', before);
-    return (await select.orderBy('id', 'desc').limit(limit).execute()).map(shown);
-  }
-
-  async read(webhookId: number, id: number): Promise<Delivery | undefined> {
-    const row = await this.db.selectFrom('webhook_deliveries').select([...SHOWN_COLUMNS]).where('webhook_id', '=', webhookId).where('id', '=', id).executeTakeFirst();
-    return row === undefined ? undefined : shown(row);
-  }
-
-  /** Queues a delivery again for an attempt now (same delivery, same webhook-id). A dry run
-   * changes nothing and resolves to the delivery as it would be queued. */
-  async redeliver(webhookId: number, id: number, dryRun = false): Promise<Delivery | undefined> {
-    const now = new Date().toISOString();
-    if (dryRun) {
-      const delivery = await this.read(webhookId, id);
-      return delivery === undefined ? undefined : { ...delivery, status: 'pending', next_attempt_at: now };
-    }
-    const result = await this.db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-      .where('webhook_id', '=', webhookId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return undefined;
-    return this.read(webhookId, id);
   }
 
   /** Removes finished deliveries last changed before `cutoff`, a batch per statement so that
@@ -364,15 +301,5 @@ export class WebhookDeliveries {
       removed += Number(result.numDeletedRows);
       if (ids.length < PRUNE_BATCH) return removed;
     }
-  }
-
-  /** Deliveries waiting for an attempt, and when the oldest of them was made (metrics). */
-  async pending(): Promise<{ count: number; oldest: string | null }> {
-    const row = await this.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('created_at').as('oldest')])
-      .where('status', 'in', DUE)
-      .executeTakeFirstOrThrow();
-    return { count: Number(row.count), oldest: (row.oldest as string | null) ?? null };
   }
 }

@@ -70,7 +70,7 @@ function webhookMetrics(registry: Registry, app: FastifyInstance): void {
   // Read from the database at each scrape; a database out of reach leaves the last figures.
   let pending: { count: number; oldest: string | null } = { count: 0, oldest: null };
   const refresh = async (): Promise<void> => {
-    pending = await app.webhookDeliveries.pending().catch(() => pending);
+    pending = await app.webhookDeliveryRecords.pending().catch(() => pending);
   };
   new Gauge({
     name: 'webhook_deliveries_pending',

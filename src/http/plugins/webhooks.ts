@@ -5,13 +5,15 @@ import fp from 'fastify-plugin';
 import { addressGuard, type AddressGuard } from '../../auth/webhook-address-guard.js';
 import type { Config } from '../../config/config.js';
 import { WebhookDeliveries } from '../../store/webhook-deliveries.js';
+import { WebhookDeliveryRecords } from '../../store/webhook-delivery-records.js';
 import { WebhookStore } from '../../store/webhook-store.js';
 import { WebhookDispatcher } from '../webhook-dispatcher.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     webhookStore: WebhookStore;
-    webhookDeliveries: WebhookDeliveries;
+    /** What the API and the metrics read of the deliveries (the dispatcher's queue is its own). */
+    webhookDeliveryRecords: WebhookDeliveryRecords;
     webhookDispatcher: WebhookDispatcher;
     webhookGuard: AddressGuard;
   }
@@ -24,7 +26,7 @@ export default fp<{ config: Config; expireHeldEveryMs?: number }>(
     const guard = addressGuard(config.webhookAllowedNetworks);
     const dispatcher = new WebhookDispatcher(store, deliveries, guard, config, app.log, { onEventLoop: app.database.capabilities.runsOnEventLoop, expireHeldEveryMs });
     app.decorate('webhookStore', store);
-    app.decorate('webhookDeliveries', deliveries);
+    app.decorate('webhookDeliveryRecords', new WebhookDeliveryRecords(app.database));
     app.decorate('webhookGuard', guard);
     app.decorate('webhookDispatcher', dispatcher);
     // A read-only instance stores nothing: it makes no delivery either.
