@@ -7,9 +7,7 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
-import Database from 'better-sqlite3';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import { runStatement as sql } from './support/database-statement.js';
 import { changesAfter, lastChangeId, openStream, type ChangeRecord } from './support/change-stream.js';
 import { serverPerSuite, startServer, type Reply, type TestServer } from './support/server.js';
 import { makeKeyPair, type TestKeyPair } from './support/ssh-keys.js';
@@ -26,38 +24,6 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
 /** A request id of the safe form the service keeps. */
 const requestId = (label: string) => `chg-${label}-${randomBytes(4).toString('hex')}`;
-
-/** One statement straight on the service's database (not through the service), `?` placeholders. */
-async function sql(database: TestDatabase, statement: string, params: unknown[] = []): Promise<any[]> {
-  if (database.backend === 'sqlite') {
-    const db = new Database(database.file!, { timeout: 10_000 });
-    try {
-      const prepared = db.prepare(statement);
-      if (prepared.reader) return prepared.all(...params);
-      prepared.run(...params);
-      return [];
-    } finally {
-      db.close();
-    }
-  }
-  if (database.backend === 'postgres') {
-    let n = 0;
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query(statement.replace(/\?/g, () => `$${++n}`), params)).rows;
-    } finally {
-      await client.end();
-    }
-  }
-  const connection = await mysql.createConnection({ uri: database.url, charset: 'utf8mb4' });
-  try {
-    const [rows] = await connection.query(statement, params);
-    return Array.isArray(rows) ? (rows as any[]) : [];
-  } finally {
-    await connection.end();
-  }
-}
 
 /** Everything the database holds (file bytes for SQLite), and the change table's rows as text. */
 async function databaseText(server: TestServer): Promise<string> {

@@ -1,6 +1,5 @@
 // One statement straight on a test server's database, not through the service: to set up a
 // state the API cannot make (rows made as if long ago). `?` placeholders on every backend.
-// (test/changes.test.ts keeps a copy of its own, written before this file.)
 import SqliteDatabase from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
