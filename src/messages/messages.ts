@@ -111,7 +111,7 @@ const catalog = {
     en: 'Without any API token, only requests addressed to localhost, 127.0.0.1 or [::1] (the Host header) are served.',
     fr: 'Sans jeton d’API, seules les requêtes adressées à localhost, 127.0.0.1 ou [::1] (l’en-tête Host) sont servies.',
   },
-  'auth.adminOnly': { en: 'Only an admin token may manage tokens.', fr: 'Seul un jeton admin peut gérer les jetons.' },
+  'auth.adminOnly': { en: 'Only an admin token may manage tokens and webhooks.', fr: 'Seul un jeton admin peut gérer les jetons et les webhooks.' },
   'rate.limited': {
     en: 'Too many requests; try again in {seconds} s.',
     fr: 'Trop de requêtes ; réessayez dans {seconds} s.',

@@ -1,0 +1,44 @@
+// Findings of the black-box audit of contract part three (sections 16-18) that the other
+// suites did not hold: each test is one request the contract answers and the service did not.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { serverPerSuite } from './support/server.js';
+import { ADMIN, INVENTORY, TOKEN_ENV } from './support/monitoring-fleet.js';
+import { bearer, createToken } from './support/tokens.js';
+
+const server = serverPerSuite({ env: TOKEN_ENV });
+const admin = bearer(ADMIN);
+
+describe('audit of part three', () => {
+  test('a non-admin token on the webhook endpoints is told that webhooks need admin, not tokens', async () => {
+    const write = await createToken(server, ADMIN, { name: 'audit-writer', scope: 'write' });
+    for (const lang of ['en', 'fr']) {
+      const reply = await server.request('GET', `/${lang}/api/webhooks`, { headers: bearer(write.token) });
+      assert.equal(reply.status, 403, reply.text);
+      assert.equal(reply.body.code, 'FORBIDDEN');
+      assert.match(reply.body.detail, /webhook/i, 'the refusal names what the token may not do');
+    }
+  });
+
+  // Known, not fixed yet: host names are chosen before the walk from the hostnames that
+  // several servers share (execute-monitoring.ts), which misses a hostname equal to another
+  // server's ip_port; both then get one name and Ansible sees one host of the two.
+  test('every live monitored server is one host of the inventory, even when a hostname reads like another server’s ip_port', { todo: 'hostname equal to another server’s ip_port (audit finding)' }, async () => {
+    const create = async (body: Record<string, unknown>) => {
+      const reply = await server.request('POST', '/en/api/config/servers', { body, headers: admin });
+      assert.equal(reply.status, 201, reply.text);
+      return reply.body.item.id as number;
+    };
+    // No hostname: named 127.0.0.41_23306. The other one's hostname is that very text.
+    const blank = await create({ ip: '127.0.0.41', port: 23306 });
+    const lookalike = await create({ ip: '127.0.0.42', port: 23306, hostname: '127.0.0.41_23306' });
+    const reply = await server.request('GET', INVENTORY, { headers: admin });
+    assert.equal(reply.status, 200, reply.text);
+    const hosts: string[] = reply.body.all.hosts;
+    assert.equal(new Set(hosts).size, hosts.length, `no host name twice in all: ${JSON.stringify(hosts)}`);
+    const ids = Object.values(reply.body._meta.hostvars as Record<string, { pmacontrol_id: number }>).map((vars) => vars.pmacontrol_id);
+    assert.ok(ids.includes(blank), 'the server without a hostname is in the inventory');
+    assert.ok(ids.includes(lookalike), 'the server whose hostname looks like ip_port is in the inventory');
+    assert.equal(Object.keys(reply.body._meta.hostvars).length, hosts.length);
+  });
+});
