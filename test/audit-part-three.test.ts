@@ -20,10 +20,9 @@ describe('audit of part three', () => {
     }
   });
 
-  // Known, not fixed yet: host names are chosen before the walk from the hostnames that
-  // several servers share (execute-monitoring.ts), which misses a hostname equal to another
-  // server's ip_port; both then get one name and Ansible sees one host of the two.
-  test('every live monitored server is one host of the inventory, even when a hostname reads like another server’s ip_port', { todo: 'hostname equal to another server’s ip_port (audit finding)' }, async () => {
+  // Host names were chosen from the hostnames several servers share only: a hostname equal to
+  // another server's ip_port gave both servers one name, and Ansible one host of the two.
+  test('every live monitored server is one host of the inventory, even when a hostname reads like another server’s ip_port', async () => {
     const create = async (body: Record<string, unknown>) => {
       const reply = await server.request('POST', '/en/api/config/servers', { body, headers: admin });
       assert.equal(reply.status, 201, reply.text);
@@ -40,5 +39,8 @@ describe('audit of part three', () => {
     assert.ok(ids.includes(blank), 'the server without a hostname is in the inventory');
     assert.ok(ids.includes(lookalike), 'the server whose hostname looks like ip_port is in the inventory');
     assert.equal(Object.keys(reply.body._meta.hostvars).length, hosts.length);
+    // The lookalike hostname is taken: its server goes by its own ip_port.
+    assert.equal(reply.body._meta.hostvars['127.0.0.42_23306']?.pmacontrol_id, lookalike);
+    assert.equal(reply.body._meta.hostvars['127.0.0.41_23306']?.pmacontrol_id, blank);
   });
 });
