@@ -43,4 +43,11 @@ describe('audit of part three', () => {
     assert.equal(reply.body._meta.hostvars['127.0.0.42_23306']?.pmacontrol_id, lookalike);
     assert.equal(reply.body._meta.hostvars['127.0.0.41_23306']?.pmacontrol_id, blank);
   });
+
+  test('an empty YAML document to apply is refused as YAML, not as JSON', async () => {
+    const reply = await server.request('POST', '/en/api/apply', { raw: '\n', headers: { ...admin, 'content-type': 'application/yaml' } });
+    assert.equal(reply.status, 400, reply.text);
+    assert.equal(reply.body.code, 'MALFORMED_JSON');
+    assert.match(reply.body.detail, /YAML/);
+  });
 });

@@ -332,6 +332,7 @@ const catalog = {
     fr: 'Le paramètre de requête « prune » doit être une liste de ressources du document, séparées par des virgules.',
   },
   'body.yamlMalformed': { en: 'The request body is not valid YAML.', fr: 'Le corps de la requête n’est pas du YAML valide.' },
+  'body.yamlEmpty': { en: 'The request body is empty; a YAML document is expected.', fr: 'Le corps de la requête est vide ; un document YAML est attendu.' },
   'body.mediaTypeDocument': {
     en: 'Send the document as JSON (Content-Type: application/json) or YAML (Content-Type: application/yaml).',
     fr: 'Envoyez le document en JSON (Content-Type: application/json) ou en YAML (Content-Type: application/yaml).',
