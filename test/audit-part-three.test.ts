@@ -50,4 +50,18 @@ describe('audit of part three', () => {
     assert.equal(reply.body.code, 'MALFORMED_JSON');
     assert.match(reply.body.detail, /YAML/);
   });
+
+  test('a stale If-Match on apply is 412 saying the plan changed, not that an entry did; nothing stored', async () => {
+    const document = { tags: [{ name: 'audit-412' }] };
+    const dry = await server.request('POST', '/en/api/apply?dry_run=true', { body: document, headers: admin });
+    assert.equal(dry.status, 200, dry.text);
+    const moved = await server.request('POST', '/en/api/config/tags', { body: { name: 'audit-412-meanwhile' }, headers: admin });
+    assert.equal(moved.status, 201, moved.text);
+    const reply = await server.request('POST', '/en/api/apply', { body: document, headers: { ...admin, 'if-match': dry.headers.get('etag')! } });
+    assert.equal(reply.status, 412, reply.text);
+    assert.equal(reply.body.code, 'PRECONDITION_FAILED');
+    assert.match(reply.body.detail, /plan/);
+    const stored = await server.request('GET', '/en/api/config/tags?name=audit-412', { headers: admin });
+    assert.equal(stored.body.total, 0, 'nothing stored');
+  });
 });

@@ -79,6 +79,10 @@ const catalog = {
     en: 'The entry has changed since the version named by If-Match; read it again.',
     fr: 'L’entrée a changé depuis la version désignée par If-Match ; relisez-la.',
   },
+  'precondition.planChanged': {
+    en: 'The plan differs from the one named by If-Match (something was committed since, or the document now plans other changes); make a dry run again and review it.',
+    fr: 'Le plan diffère de celui désigné par If-Match (un changement a été validé depuis, ou le document prévoit d’autres changements) ; refaites un essai à blanc et relisez-le.',
+  },
   'conflict.unique': { en: 'Another entry already uses this value.', fr: 'Une autre entrée utilise déjà cette valeur.' },
   'conflict.summary': { en: 'The entry conflicts with an existing one; see errors.', fr: 'L’entrée entre en conflit avec une entrée existante ; voir errors.' },
   'delete.guarded': {
