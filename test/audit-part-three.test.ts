@@ -6,7 +6,7 @@ import { serverPerSuite } from './support/server.js';
 import { ADMIN, INVENTORY, TOKEN_ENV } from './support/monitoring-fleet.js';
 import { bearer, createToken } from './support/tokens.js';
 
-const server = serverPerSuite({ env: TOKEN_ENV });
+const server = serverPerSuite({ env: { ...TOKEN_ENV, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
 const admin = bearer(ADMIN);
 
 describe('audit of part three', () => {
@@ -63,5 +63,31 @@ describe('audit of part three', () => {
     assert.match(reply.body.detail, /plan/);
     const stored = await server.request('GET', '/en/api/config/tags?name=audit-412', { headers: admin });
     assert.equal(stored.body.total, 0, 'nothing stored');
+  });
+
+  test('a webhook PATCH that sends the stored header values again changes nothing and records nothing', async () => {
+    const created = await server.request('POST', '/en/api/webhooks', {
+      body: { name: 'audit-headers', url: 'http://127.0.0.1:9/never', enabled: false, headers: { 'X-Token': 'one', 'X-Team': 'dba' } },
+      headers: admin,
+    });
+    assert.equal(created.status, 201, created.text);
+    const path = `/en/api/webhooks/${created.body.id}`;
+    const history = async () => (await server.request('GET', `/en/api/changes?resource=webhooks&entry_id=${created.body.id}`, { headers: admin })).body.items.length;
+    const before = await server.request('GET', path, { headers: admin });
+    const recorded = await history();
+    // The same values, names in another order.
+    const same = await server.request('PATCH', path, { body: { headers: { 'X-Team': 'dba', 'X-Token': 'one' } }, headers: admin });
+    assert.equal(same.status, 200, same.text);
+    assert.equal(same.body.item.updated_at, before.body.item.updated_at, 'updated_at kept');
+    assert.equal(same.headers.get('etag'), before.headers.get('etag'), 'ETag kept');
+    assert.equal(await history(), recorded, 'no change recorded');
+    // Another value is a change, recorded with the header values named, never shown.
+    const other = await server.request('PATCH', path, { body: { headers: { 'X-Team': 'dba', 'X-Token': 'two' } }, headers: admin });
+    assert.equal(other.status, 200, other.text);
+    assert.notEqual(other.headers.get('etag'), before.headers.get('etag'));
+    const changes = (await server.request('GET', `/en/api/changes?resource=webhooks&entry_id=${created.body.id}`, { headers: admin })).body.items;
+    assert.equal(changes.length, recorded + 1);
+    assert.deepEqual(changes.at(-1).secrets_changed, ['headers']);
+    assert.doesNotMatch(JSON.stringify(changes), /"two"|"one"/);
   });
 });
