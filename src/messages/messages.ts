@@ -79,6 +79,10 @@ const catalog = {
     en: 'The entry has changed since the version named by If-Match; read it again.',
     fr: 'L’entrée a changé depuis la version désignée par If-Match ; relisez-la.',
   },
+  'precondition.planChanged': {
+    en: 'The plan differs from the one named by If-Match (something was committed since, or the document now plans other changes); make a dry run again and review it.',
+    fr: 'Le plan diffère de celui désigné par If-Match (un changement a été validé depuis, ou le document prévoit d’autres changements) ; refaites un essai à blanc et relisez-le.',
+  },
   'conflict.unique': { en: 'Another entry already uses this value.', fr: 'Une autre entrée utilise déjà cette valeur.' },
   'conflict.summary': { en: 'The entry conflicts with an existing one; see errors.', fr: 'L’entrée entre en conflit avec une entrée existante ; voir errors.' },
   'delete.guarded': {
@@ -111,7 +115,7 @@ const catalog = {
     en: 'Without any API token, only requests addressed to localhost, 127.0.0.1 or [::1] (the Host header) are served.',
     fr: 'Sans jeton d’API, seules les requêtes adressées à localhost, 127.0.0.1 ou [::1] (l’en-tête Host) sont servies.',
   },
-  'auth.adminOnly': { en: 'Only an admin token may manage tokens.', fr: 'Seul un jeton admin peut gérer les jetons.' },
+  'auth.adminOnly': { en: 'Only an admin token may manage tokens and webhooks.', fr: 'Seul un jeton admin peut gérer les jetons et les webhooks.' },
   'rate.limited': {
     en: 'Too many requests; try again in {seconds} s.',
     fr: 'Trop de requêtes ; réessayez dans {seconds} s.',
@@ -332,6 +336,7 @@ const catalog = {
     fr: 'Le paramètre de requête « prune » doit être une liste de ressources du document, séparées par des virgules.',
   },
   'body.yamlMalformed': { en: 'The request body is not valid YAML.', fr: 'Le corps de la requête n’est pas du YAML valide.' },
+  'body.yamlEmpty': { en: 'The request body is empty; a YAML document is expected.', fr: 'Le corps de la requête est vide ; un document YAML est attendu.' },
   'body.mediaTypeDocument': {
     en: 'Send the document as JSON (Content-Type: application/json) or YAML (Content-Type: application/yaml).',
     fr: 'Envoyez le document en JSON (Content-Type: application/json) ou en YAML (Content-Type: application/yaml).',

@@ -21,7 +21,7 @@ const en = {
   inventoryDescription:
     'The JSON of an Ansible inventory script’s `--list`: `all` (every host), the groups `client_<libelle>`, `env_<key>` and ' +
     '`tag_<name>` (every character outside `A-Za-z0-9_` turned into `_`; names that become the same share the group; an empty group ' +
-    'is left out), and `_meta.hostvars`. A host is named by its `hostname` when no other live monitored server has it, else `<ip>_<port>`. ' +
+    'is left out), and `_meta.hostvars`. A host is named by its `hostname` when no other live monitored server has it nor goes by it as its `<ip>_<port>`, else `<ip>_<port>`. ' +
     'Its variables: `ansible_host` (the ip), `mysql_port`, `pmacontrol_id`, `pmacontrol_client` (the client’s `libelle`), ' +
     '`pmacontrol_environment` (the environment’s `key`), `pmacontrol_tags` (the tag names); client and environment are null when ' +
     'there is none. contrib/ansible-inventory.mjs is the script Ansible’s `-i` takes.',
@@ -63,8 +63,8 @@ const fr: IntegrationTexts = {
   inventoryDescription:
     'Le JSON du `--list` d’un script d’inventaire Ansible : `all` (chaque hôte), les groupes `client_<libelle>`, `env_<key>` et ' +
     '`tag_<name>` (tout caractère hors de `A-Za-z0-9_` devenu `_` ; des noms qui deviennent identiques partagent le groupe ; un groupe ' +
-    'vide est omis), et `_meta.hostvars`. Un hôte est nommé par son `hostname` quand aucun autre serveur vivant supervisé ne l’a, ' +
-    'sinon `<ip>_<port>`. Ses variables : `ansible_host` (l’ip), `mysql_port`, `pmacontrol_id`, `pmacontrol_client` (le `libelle` du ' +
+    'vide est omis), et `_meta.hostvars`. Un hôte est nommé par son `hostname` quand aucun autre serveur vivant supervisé ne l’a ' +
+    'ni ne s’appelle ainsi par son `<ip>_<port>`, sinon `<ip>_<port>`. Ses variables : `ansible_host` (l’ip), `mysql_port`, `pmacontrol_id`, `pmacontrol_client` (le `libelle` du ' +
     'client), `pmacontrol_environment` (la `key` de l’environnement), `pmacontrol_tags` (les noms des étiquettes) ; client et ' +
     'environnement sont null quand il n’y en a pas. contrib/ansible-inventory.mjs est le script que prend le `-i` d’Ansible.',
   inventoryListed: 'L’inventaire.',

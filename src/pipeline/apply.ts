@@ -121,7 +121,7 @@ class Applying {
     if (this.problems.length > 0) throw refused(this.problems);
     const etag = planTag(versions, this.request.prune, this.changes);
     // Checked once the plan is known (it is part of the tag); the rollback undoes the writes.
-    if (this.request.ifMatch !== undefined && !ifMatchHolds(this.request.ifMatch, etag)) throw apiError('PRECONDITION_FAILED', 'precondition.failed');
+    if (this.request.ifMatch !== undefined && !ifMatchHolds(this.request.ifMatch, etag)) throw apiError('PRECONDITION_FAILED', 'precondition.planChanged');
     return { changes: this.changes, unchanged: this.unchanged, etag };
   }
 

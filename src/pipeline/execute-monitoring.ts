@@ -52,10 +52,22 @@ export async function executeMonitoringPlan(context: MonitoringContext, plan: Mo
         ? prometheusTargets(store, resources, list, names)
         : // Host names are unique among all live monitored servers, whatever the filters: a
           // host keeps its name in every narrowed inventory.
-          ansibleInventory({ store, resources, list, names, shared: await store.sharedValues(resources.servers, [monitoredFilter(resources.servers)], resources.servers.fields.hostname!.column) });
+          ansibleInventory({ store, resources, list, names, shared: await takenHostnames(store, resources) });
     return { action: plan.action, plan, etag, answer: 'body', chunks, release };
   } catch (error) {
     release();
     throw error;
   }
+}
+
+/** The hostnames that cannot name a host: those several live monitored servers have, and those
+ * that read like another one's `ip_port` (the name of a server without a usable hostname), which
+ * would otherwise give two servers one name and Ansible one host of the two. */
+async function takenHostnames(store: ResourceStore, resources: MonitoringResources): Promise<Set<string>> {
+  const { servers } = resources;
+  const filters = [monitoredFilter(servers)];
+  const column = servers.fields.hostname!.column;
+  const taken = await store.sharedValues(servers, filters, column);
+  for (const hostname of await store.valuesNamingOthers(servers, filters, column, servers.fields.ip!.column, servers.fields.port!.column)) taken.add(hostname);
+  return taken;
 }

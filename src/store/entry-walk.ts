@@ -122,3 +122,37 @@ export async function sharedValues(sources: WalkSources, resource: CompiledResou
   const rows = (await query.execute(db, filters.map((filter) => filter.value))).rows as { value: unknown }[];
   return new Set(rows.map((row) => String(row.value)));
 }
+
+/** The values of `column` that read `<first>_<second>` of another live entry with the
+ * `filters`: a server's hostname that is another server's `ip_port`, the name the Ansible
+ * inventory gives a server without a hostname of its own. Each entry looks its `ip_port` up in
+ * the index that starts with `column` (0007's); only values holding a `_` can match, which keeps
+ * PostgreSQL's hash of them small. A cross join, because SQLite keeps its order: the entries
+ * outside, the index lookup inside; left to choose, with a LIKE on one side, it walked the other
+ * side whole for each of its rows (at 100,000 servers, not done after two minutes). So the cost
+ * grows with the entries, not their square. */
+export async function valuesNamingOthers(sources: WalkSources, resource: CompiledResource, filters: ListQuery['filters'], column: string, first: string, second: string): Promise<Set<string>> {
+  const { db, templates, queries } = sources;
+  const flag = resource.deletion.mode === 'soft' ? resource.fields[resource.deletion.flagField]?.column : undefined;
+  const key = `naming ${resource.table} ${column} ${first} ${second} ${filters.map((filter) => filter.column).join(',')}`;
+  const query = templates.get(key, (slot) => {
+    const named = sql.ref(`named.${column}`);
+    // Typed loosely: the table is the resource's, named twice under aliases.
+    let select = (db as any)
+      .selectFrom(`${resource.table} as other`)
+      .crossJoin(`${resource.table} as named`)
+      .select(named.as('value'))
+      .where(sql`${named} = concat(${sql.ref(`other.${first}`)}, '_', ${sql.ref(`other.${second}`)})`)
+      .where(sql`${named} like ${sql.lit('%!_%')} escape ${sql.lit('!')}`)
+      .where(sql.ref('named.id'), '<>', sql.ref('other.id'));
+    for (const side of ['other', 'named']) {
+      if (flag !== undefined) select = select.where(queries.notIndexed(`${side}.${flag}`), '=', 0);
+      filters.forEach((filter, index) => {
+        select = select.where(queries.notIndexed(`${side}.${filter.column}`), '=', slot(index));
+      });
+    }
+    return select;
+  });
+  const rows = (await query.execute(db, filters.map((filter) => filter.value))).rows as { value: unknown }[];
+  return new Set(rows.map((row) => String(row.value)));
+}

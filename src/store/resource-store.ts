@@ -12,7 +12,7 @@ import { ChangeSequencer } from './change-sequencer.js';
 import { EntrySelections, decodeEntry, decodeEntryValues, type Entry, type Row } from './entry-rows.js';
 import type { Registry } from '../registry/registry.js';
 import { ConfigurationSnapshot } from './configuration-snapshot.js';
-import { sharedValues, walkEntries, walkValues, type WalkSources } from './entry-walk.js';
+import { sharedValues, valuesNamingOthers, walkEntries, walkValues, type WalkSources } from './entry-walk.js';
 import { listTotal, type ListQuery, type ListTotal } from './list-query.js';
 import { listStatements } from './list-statements.js';
 import { QueryTemplates } from './query-templates.js';
@@ -259,6 +259,11 @@ export class ResourceStore {
   /** The values of `column` held by more than one live entry with the `filters`. */
   sharedValues(resource: CompiledResource, filters: ListQuery['filters'], column: string): Promise<Set<string>> {
     return sharedValues(this.walkSources(), resource, filters, column);
+  }
+
+  /** The values of `column` that read `<first>_<second>` of another live entry with the `filters`. */
+  valuesNamingOthers(resource: CompiledResource, filters: ListQuery['filters'], column: string, first: string, second: string): Promise<Set<string>> {
+    return valuesNamingOthers(this.walkSources(), resource, filters, column, first, second);
   }
 
   private walkSources(): WalkSources {

@@ -85,6 +85,13 @@ export class WebhookStore {
     return new Set(rows.map((row) => Number(row.id)));
   }
 
+  /** The stored header values of webhook `id`, as headersText gives them. */
+  private async storedHeadersText(tx: StoreTransaction, id: number): Promise<string> {
+    const row = await tx.tx.selectFrom('webhooks').select('header_values').where('id', '=', id).executeTakeFirst();
+    const sealed = row?.header_values ?? null;
+    return headersText(sealed === null ? {} : (JSON.parse(this.box.open(sealed, HEADERS_CONTEXT)) as Record<string, string>));
+  }
+
   private sealHeaders(headers: Record<string, string>): string | null {
     return Object.keys(headers).length === 0 ? null : this.box.seal(JSON.stringify(headers), HEADERS_CONTEXT);
   }
@@ -116,10 +123,15 @@ export class WebhookStore {
       const now = new Date().toISOString();
       const changed = { ...values };
       if (values.enabled === true && existing.enabled !== true) Object.assign(changed, { failing_since: null, disabled_reason: null });
-      // Header values are write-only: sent at all, they count as a change.
-      if (values.headers === undefined && Object.entries(changed).every(([name, value]) => JSON.stringify(value) === JSON.stringify(existing[name]))) return existing;
+      // Header values are write-only: the stored ones are opened to tell whether the ones sent
+      // differ, so that sending the same again is a no-op like any other (contract section 12).
+      let headers = values.headers as Record<string, string> | undefined;
+      if (headers !== undefined && (await this.storedHeadersText(tx, id)) === headersText(headers)) {
+        headers = undefined;
+        delete changed.headers;
+      }
+      if (headers === undefined && Object.entries(changed).every(([name, value]) => JSON.stringify(value) === JSON.stringify(existing[name]))) return existing;
       const entry = await tx.update(WEBHOOKS, existing, changed, now);
-      const headers = values.headers as Record<string, string> | undefined;
       if (headers !== undefined) await tx.tx.updateTable('webhooks').set({ header_values: this.sealHeaders(headers) }).where('id', '=', id).execute();
       tx.recordChange({ action: 'update', resource: WEBHOOKS, entryId: id, before: existing, after: entry, secretsChanged: headers === undefined ? [] : ['headers'] });
       return entry;
@@ -227,4 +239,10 @@ export class WebhookStore {
     if (disabled !== undefined) await this.countEnabled();
     return disabled;
   }
+}
+
+/** A set of headers as one text, whatever the order of its names: two sets are the same when
+ * their texts are. */
+function headersText(headers: Readonly<Record<string, string>>): string {
+  return JSON.stringify(Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

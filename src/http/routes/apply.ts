@@ -17,7 +17,7 @@ const MAX_ALIASES = 100;
 function parseYaml(bytes: Buffer): unknown {
   if (!isUtf8(bytes)) throw apiError('MALFORMED_JSON', 'body.encoding');
   const text = bytes.toString('utf8');
-  if (text.trim() === '') throw apiError('MALFORMED_JSON', 'body.empty');
+  if (text.trim() === '') throw apiError('MALFORMED_JSON', 'body.yamlEmpty');
   try {
     // YAML 1.2's core schema (the one JSON is part of): no dates or binaries read from plain text.
     return parse(text, { schema: 'core', uniqueKeys: true, maxAliasCount: MAX_ALIASES, merge: false, strict: true });
