@@ -3,7 +3,7 @@
 // requests (writePlan/deletePlan, then write/createAll/remove), so that validation, links,
 // counts and change records stay one path. Per resource in dependency order (a tag and a
 // client before the servers that use them): the stored entries are read, the document's
-// references (natural keys) become ids, each entry is compared with the stored one (one that
+// references (natural keys) become ids (apply-stored-entries.ts), each entry is compared with the stored one (one that
 // holds the stored values as sent is unchanged at once, see sameAsStored), the
 // creates go in one createAll, the differing entries are written; then the prunes, in the
 // reverse order (servers moved off a client before the client goes). The first problem
@@ -13,14 +13,12 @@ import { createHash } from 'node:crypto';
 import { ApiError, apiError, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
-import { MAX_ID } from '../registry/field-types.js';
-import { naturalKeyText, parseNaturalKeyText } from '../registry/natural-key-text.js';
 import type { Registry } from '../registry/registry.js';
-import type { FieldDefinition } from '../registry/resource-definition.js';
 import type { Author } from '../store/change-log.js';
 import type { Entry } from '../store/entry-rows.js';
 import type { StoreTransaction } from '../store/store-transaction.js';
 import { sameValue } from '../store/entry-rows.js';
+import { StoredByKey, type StoredEntries } from './apply-stored-entries.js';
 import { readDocument, type DocumentEntry, type DocumentSection } from './apply-document.js';
 import { ifMatchHolds } from '../store/entity-tag.js';
 import { changing, createAll, remove, write, type ExecutionContext } from './execute.js';
@@ -54,9 +52,6 @@ export interface ApplyPlan {
 
 /** A write-only value is never shown: a changed one is shown as this, on both sides. */
 export const SECRET_SHOWN = '(secret)';
-/** A reference to an entry of the document that a refused apply did not create: it is never
- * written, only validated. */
-const NOT_CREATED = MAX_ID;
 /** A refusal names at most this many places. */
 const PROBLEMS_SHOWN = 1000;
 
@@ -85,21 +80,12 @@ function placed(error: unknown, placeOf: (index: number | undefined) => string):
   return new ApiError(error.code, error.detail, at, error.headers, extensions);
 }
 
-/** The stored entries of a resource that are not deleted, by natural key and by id. */
-interface StoredEntries {
-  readonly entries: readonly Entry[];
-  /** The first (lowest id) entry of each key: the one a document entry updates. */
-  readonly byKey: Map<string, Entry>;
-  readonly keyOf: Map<number, string>;
-  /** Reference texts already found in byKey, and the id each names (idOf). */
-  readonly idOfText: Map<string, number>;
-}
-
 class Applying {
-  private readonly stored = new Map<CompiledResource, StoredEntries>();
   private readonly problems: FieldProblem[] = [];
   private readonly changes: PlannedChange[] = [];
   private unchanged = 0;
+
+  private readonly stored: StoredByKey;
 
   constructor(
     private readonly tx: StoreTransaction,
@@ -107,7 +93,9 @@ class Applying {
     private readonly order: readonly CompiledResource[],
     private readonly sections: ReadonlyMap<string, DocumentSection>,
     private readonly request: ApplyRequest,
-  ) {}
+  ) {
+    this.stored = new StoredByKey(tx, registry, sections);
+  }
 
   async run(): Promise<{ changes: PlannedChange[]; unchanged: number; etag: string }> {
     // Read before any entry: a change committed in between then moves the tag, never hides.
@@ -125,30 +113,13 @@ class Applying {
     return { changes: this.changes, unchanged: this.unchanged, etag };
   }
 
-  private async load(resource: CompiledResource): Promise<StoredEntries> {
-    let stored = this.stored.get(resource);
-    if (stored === undefined) {
-      const entries = await this.tx.liveEntries(resource);
-      const byKey = new Map<string, Entry>();
-      const keyOf = new Map<number, string>();
-      for (const entry of entries) {
-        const key = naturalKeyText(resource, entry)!;
-        keyOf.set(entry.id, key);
-        if (!byKey.has(key)) byKey.set(key, entry);
-      }
-      stored = { entries, byKey, keyOf, idOfText: new Map() };
-      this.stored.set(resource, stored);
-    }
-    return stored;
-  }
-
   private async createAndUpdate(section: DocumentSection): Promise<void> {
     const { resource } = section;
-    const stored = await this.load(resource);
+    const stored = await this.stored.load(resource);
     const rest = { lang: '', ifMatch: undefined, author: this.request.author, dryRun: this.request.dryRun };
     const creates: { entry: DocumentEntry; plan: WritePlan }[] = [];
     const updates: { entry: DocumentEntry; plan: WritePlan; existing: Entry; fields: Record<string, [unknown, unknown]> }[] = [];
-    const targetsOf = await this.targetsOf(resource);
+    const targetsOf = await this.stored.targetsOf(resource);
     for (const entry of section.entries) {
       const existing = stored.byKey.get(entry.key);
       if (existing !== undefined && this.sameAsStored(resource, entry.body, existing, targetsOf)) {
@@ -195,17 +166,6 @@ class Applying {
       }
       this.changes.push({ action: 'update', resource: resource.name, key: update.entry.key, id: update.existing.id, fields: update.fields });
     }
-  }
-
-  /** The stored entries each reference field of `resource` points at, by field (sameAsStored
-   * reads them without waiting). */
-  private async targetsOf(resource: CompiledResource): Promise<Map<string, StoredEntries>> {
-    const targets = new Map<string, StoredEntries>();
-    for (const [name, field] of Object.entries(resource.fields)) {
-      const reference = field.type.references;
-      if (reference !== undefined) targets.set(name, await this.load(this.registry.target(reference)));
-    }
-    return targets;
   }
 
   /** Whether every field the entry sets holds, as sent, the stored value as an export writes
@@ -271,7 +231,7 @@ class Applying {
       }
       const ids: number[] = [];
       for (const text of texts as string[]) {
-        const id = await this.idOf(target, text.trim());
+        const id = await this.stored.idOf(target, text.trim());
         if (id === undefined) this.problems.push({ field: name, message: message('apply.referenceUnknown', { resource: target.name }), at });
         else ids.push(id);
       }
@@ -279,23 +239,6 @@ class Applying {
       body[name] = reference.many ? ids : ids[0];
     }
     return found ? body : undefined;
-  }
-
-  private async idOf(target: CompiledResource, text: string): Promise<number | undefined> {
-    const stored = await this.load(target);
-    // The same few texts come back for every entry (a hundred tags over 10,000 servers).
-    const known = stored.idOfText.get(text);
-    if (known !== undefined) return known;
-    const parsed = parseNaturalKeyText(target, text);
-    if (parsed === undefined) return undefined;
-    const key = naturalKeyText(target, parsed)!;
-    const entry = stored.byKey.get(key);
-    if (entry !== undefined) {
-      stored.idOfText.set(text, entry.id);
-      return entry.id;
-    }
-    // In the document but not created: the apply is refused already.
-    return this.sections.get(target.name)?.keys.has(key) === true ? NOT_CREATED : undefined;
   }
 
   /** The fields the document changes, `[stored, document]` as the document writes them;
@@ -308,22 +251,14 @@ class Applying {
       if (field.writeOnly === true) {
         if ((await this.tx.storedSecret(resource, existing.id, name)) !== value) fields[name] = [SECRET_SHOWN, SECRET_SHOWN];
       } else if (!sameValue(existing[name], value)) {
-        fields[name] = [await this.shown(field, existing[name]), await this.shown(field, value)];
+        fields[name] = [await this.stored.shown(field, existing[name]), await this.stored.shown(field, value)];
       }
     }
     return Object.keys(fields).length === 0 ? undefined : fields;
   }
 
-  /** A value as the document writes it: a reference as its target's natural key. */
-  private async shown(field: FieldDefinition, value: unknown): Promise<unknown> {
-    const reference = field.type.references;
-    if (reference === undefined || value === null || value === undefined) return value;
-    const { keyOf } = await this.load(this.registry.target(reference));
-    return Array.isArray(value) ? value.map((id: number) => keyOf.get(id) ?? id) : (keyOf.get(value as number) ?? value);
-  }
-
   private async prune(resource: CompiledResource): Promise<void> {
-    const stored = await this.load(resource);
+    const stored = await this.stored.load(resource);
     const kept = this.sections.get(resource.name)?.keys ?? new Set<string>();
     for (const entry of stored.entries) {
       const key = stored.keyOf.get(entry.id)!;
