@@ -1475,7 +1475,7 @@ export interface paths {
         };
         /**
          * Ansible dynamic inventory
-         * @description The JSON of an Ansible inventory script’s `--list`: `all` (every host), the groups `client_<libelle>`, `env_<key>` and `tag_<name>` (every character outside `A-Za-z0-9_` turned into `_`; names that become the same share the group; an empty group is left out), and `_meta.hostvars`. A host is named by its `hostname` when no other live monitored server has it, else `<ip>_<port>`. Its variables: `ansible_host` (the ip), `mysql_port`, `pmacontrol_id`, `pmacontrol_client` (the client’s `libelle`), `pmacontrol_environment` (the environment’s `key`), `pmacontrol_tags` (the tag names); client and environment are null when there is none. contrib/ansible-inventory.mjs is the script Ansible’s `-i` takes.
+         * @description The JSON of an Ansible inventory script’s `--list`: `all` (every host), the groups `client_<libelle>`, `env_<key>` and `tag_<name>` (every character outside `A-Za-z0-9_` turned into `_`; names that become the same share the group; an empty group is left out), and `_meta.hostvars`. A host is named by its `hostname` when no other live monitored server has it nor goes by it as its `<ip>_<port>`, else `<ip>_<port>`. Its variables: `ansible_host` (the ip), `mysql_port`, `pmacontrol_id`, `pmacontrol_client` (the client’s `libelle`), `pmacontrol_environment` (the environment’s `key`), `pmacontrol_tags` (the tag names); client and environment are null when there is none. contrib/ansible-inventory.mjs is the script Ansible’s `-i` takes.
          */
         get: operations["ansibleInventory"];
         put?: never;
