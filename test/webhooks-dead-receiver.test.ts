@@ -160,17 +160,25 @@ describe('deliveries held past the retry window', () => {
     app: { webhookExpireHeldEveryMs: EXPIRE_EVERY_MS },
   });
 
-  test('are failed by the expiry, no attempt made or counted for them', async () => {
-    const created = await server.request('POST', HOOKS, { headers: admin, body: { name: 'old', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['tags'] } });
+  /** A webhook to a closed port with `count` tag changes to deliver, once its first attempt
+   * was refused (it is held from then on): its id, its deliveries as the API shows them, and
+   * a step that moves their creation two days back, past the one-day window. */
+  async function heldWebhook(name: string, count: number): Promise<{ hook: number; page: () => Promise<Shown[]>; ageTwoDays: () => Promise<unknown> }> {
+    const created = await server.request('POST', HOOKS, { headers: admin, body: { name, url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['tags'] } });
     assert.equal(created.status, 201, created.text);
     const hook = created.body.id as number;
-    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: 6 }, (_, i) => ({ name: `old-${i}`, color: '#000000', background: '#ffffff' })) });
+    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: count }, (_, i) => ({ name: `${name}-${i}`, color: '#000000', background: '#ffffff' })) });
     assert.equal(bulk.status, 201, bulk.text);
     const page = async (): Promise<Shown[]> => (await server.request('GET', `${HOOKS}/${hook}/deliveries?limit=100`, { headers: admin })).body.items;
     await until('a refused attempt', async () => (await page()).some((delivery) => delivery.attempts.length > 0), 5000);
+    const ageTwoDays = () => runStatement(server.database, 'UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?', [new Date(Date.now() - 2 * 86_400_000).toISOString(), hook]);
+    return { hook, page, ageTwoDays };
+  }
+
+  test('are failed by the expiry, no attempt made or counted for them', async () => {
+    const { page, ageTwoDays } = await heldWebhook('old', 6);
     // The webhook is held now. Its changes made as if two days ago: past the one-day window.
-    const twoDaysAgo = new Date(Date.now() - 2 * 86_400_000).toISOString();
-    await runStatement(server.database, 'UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?', [twoDaysAgo, hook]);
+    await ageTwoDays();
     let shown: Shown[] = [];
     await until('every held delivery failed', async () => {
       shown = await page();
@@ -188,16 +196,10 @@ describe('deliveries held past the retry window', () => {
   });
 
   test('of a webhook disabled while held are not given up: it is held no more, its deliveries wait', async () => {
-    const created = await server.request('POST', HOOKS, { headers: admin, body: { name: 'paused', url: `http://127.0.0.1:${await closedPort()}/hook`, resources: ['tags'] } });
-    assert.equal(created.status, 201, created.text);
-    const hook = created.body.id as number;
-    const bulk = await server.request('POST', TAGS, { headers: admin, body: Array.from({ length: 4 }, (_, i) => ({ name: `paused-${i}`, color: '#000000', background: '#ffffff' })) });
-    assert.equal(bulk.status, 201, bulk.text);
-    const page = async (): Promise<Shown[]> => (await server.request('GET', `${HOOKS}/${hook}/deliveries?limit=100`, { headers: admin })).body.items;
-    await until('a refused attempt', async () => (await page()).some((delivery) => delivery.attempts.length > 0), 5000);
+    const { hook, page, ageTwoDays } = await heldWebhook('paused', 4);
     const disabled = await server.request('PATCH', `${HOOKS}/${hook}`, { headers: admin, body: { enabled: false } });
     assert.equal(disabled.status, 200, disabled.text);
-    await runStatement(server.database, 'UPDATE webhook_deliveries SET created_at = ? WHERE webhook_id = ?', [new Date(Date.now() - 2 * 86_400_000).toISOString(), hook]);
+    await ageTwoDays();
     // Several expiry checks: a hold kept would give them up, as the test above shows.
     await new Promise((resolve) => setTimeout(resolve, 5 * EXPIRE_EVERY_MS));
     const shown = await page();

@@ -3,12 +3,12 @@
 // requests (writePlan/deletePlan, then write/createAll/remove), so that validation, links,
 // counts and change records stay one path. Per resource in dependency order (a tag and a
 // client before the servers that use them): the stored entries are read, the document's
-// references (natural keys) become ids (apply-stored-entries.ts), each entry is compared with the stored one (one that
-// holds the stored values as sent is unchanged at once, see sameAsStored), the
-// creates go in one createAll, the differing entries are written; then the prunes, in the
-// reverse order (servers moved off a client before the client goes). The first problem
-// stops every later write, the walk goes on only to report every problem at once, and the
-// transaction is rolled back. Decisions: docs/config-as-code.md.
+// references (natural keys) become ids (apply-stored-entries.ts), each entry is compared with
+// the stored one (one that holds the stored values as sent is unchanged at once, see
+// sameAsStored), the creates go in one createAll, the differing entries are written; then
+// the prunes, in the reverse order (servers moved off a client before the client goes). The
+// first problem stops every later write, the walk goes on only to report every problem at
+// once, and the transaction is rolled back. Decisions: docs/config-as-code.md.
 import { createHash } from 'node:crypto';
 import { ApiError, apiError, type FieldProblem } from '../errors/api-error.js';
 import { message } from '../messages/messages.js';
@@ -84,7 +84,6 @@ class Applying {
   private readonly problems: FieldProblem[] = [];
   private readonly changes: PlannedChange[] = [];
   private unchanged = 0;
-
   private readonly stored: StoredByKey;
 
   constructor(
