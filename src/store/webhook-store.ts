@@ -88,8 +88,12 @@ export class WebhookStore {
   /** The stored header values of webhook `id`, as headersText gives them. */
   private async storedHeadersText(tx: StoreTransaction, id: number): Promise<string> {
     const row = await tx.tx.selectFrom('webhooks').select('header_values').where('id', '=', id).executeTakeFirst();
-    const sealed = row?.header_values ?? null;
-    return headersText(sealed === null ? {} : (JSON.parse(this.box.open(sealed, HEADERS_CONTEXT)) as Record<string, string>));
+    return headersText(this.openHeaders(row?.header_values ?? null));
+  }
+
+  /** The header values as stored (sealHeaders' inverse). */
+  private openHeaders(sealed: string | null): Record<string, string> {
+    return sealed === null ? {} : (JSON.parse(this.box.open(sealed, HEADERS_CONTEXT)) as Record<string, string>);
   }
 
   private sealHeaders(headers: Record<string, string>): string | null {
@@ -194,7 +198,7 @@ export class WebhookStore {
       if (row.previous_secret !== null && row.previous_secret_until !== null && row.previous_secret_until > now) {
         secrets.push(this.box.open(row.previous_secret, PREVIOUS_CONTEXT));
       }
-      const headers = row.header_values === null ? {} : (JSON.parse(this.box.open(row.header_values, HEADERS_CONTEXT)) as Record<string, string>);
+      const headers = this.openHeaders(row.header_values);
       found.set(Number(row.id), { id: Number(row.id), url: row.url, enabled: Number(row.enabled) === 1, secrets, headers });
     }
     return found;
