@@ -6,10 +6,13 @@
 // - `fastify`: on Fastify (its logger off), the least any such service on this stack pays,
 //   before the service's own work. Routes: GET a server or a tag by id, a page of 100 tags,
 //   POST a server or a tag (the row inserted with RETURNING; the writes of one event-loop
-//   turn share one transaction, as the service's commit groups do, synchronous=FULL).
+//   turn share one transaction, as the service's commit groups do, synchronous=FULL), and
+//   the first page of 100 servers by hostname with its ETag: a 304 when If-None-Match
+//   names it (the 304 poll's floor; the bench polls with this server's own tag).
 // Each runs in a process of its own, like the service and the ceiling:
 // `node sqlite-floor-server.ts DATABASE_FILE node|fastify`; prints `listening PORT` once it
 // accepts connections. A floor that writes gets a copy of the file (bench.ts).
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type SqliteDatabase from 'better-sqlite3';
 import Fastify from 'fastify';
@@ -25,6 +28,7 @@ const serverRow = database.prepare(
 );
 const tagRow = database.prepare('select id, name, color, background, created_at, updated_at from tags where id = ?');
 const tagPage = database.prepare('select id, name, color, background, created_at, updated_at from tags order by id limit 100');
+const serverPage = database.prepare('select id, ip, port, hostname, created_at, updated_at from servers order by hostname, id limit 100');
 const insertTag = database.prepare('insert into tags (name, color, background, created_at, updated_at) values (?, ?, ?, ?, ?) returning *');
 const insertServer = database.prepare(INSERT_SERVER);
 
@@ -58,6 +62,16 @@ async function fastifyServer(): Promise<Server> {
   app.get<{ Params: { resource: string; id: string } }>('/:lang/api/config/:resource/:id', (request, reply) => {
     const payload = read(statements[request.params.resource] ?? serverRow, Number(request.params.id));
     return reply.code(payload === undefined ? 404 : 200).type(JSON_TYPE).send(payload ?? 'null');
+  });
+  // Nothing writes servers while the page is polled: its text and tag are worked out once.
+  let page: { text: string; tag: string } | undefined;
+  app.get('/:lang/api/config/servers', (request, reply) => {
+    if (page === undefined) {
+      const text = JSON.stringify({ data: serverPage.all() });
+      page = { text, tag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 22)}"` };
+    }
+    reply.header('etag', page.tag);
+    return request.headers['if-none-match'] === page.tag ? reply.code(304).send() : reply.type(JSON_TYPE).send(page.text);
   });
   app.get('/:lang/api/config/tags', (_request, reply) => reply.type(JSON_TYPE).send(JSON.stringify({ data: tagPage.all() })));
   app.post<{ Body: Record<string, string> }>('/:lang/api/config/tags', async (request, reply) => {
