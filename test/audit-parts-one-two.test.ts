@@ -1,0 +1,33 @@
+// Findings of the black-box audit of contract parts one and two (sections 2-15) that the other
+// suites did not hold: each test is one request the contract answers and the service did not.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { serverPerSuite } from './support/server.js';
+
+const server = serverPerSuite();
+
+describe('audit of parts one and two', () => {
+  // Section 11: tags is "at most 100"; add_tags grew the set past it without a word.
+  test('add_tags cannot grow a server past 100 tags; nothing stored, nothing recorded', async () => {
+    const names = Array.from({ length: 102 }, (_, index) => ({ name: `audit-many-${index}` }));
+    const tags = await server.request('POST', '/en/api/config/tags', { body: names });
+    assert.equal(tags.status, 201, tags.text);
+    const ids: number[] = tags.body.items.map((item: { id: number }) => item.id);
+    const created = await server.request('POST', '/en/api/config/servers', { body: { ip: '10.9.9.9', tags: ids.slice(0, 100) } });
+    assert.equal(created.status, 201, created.text);
+    const path = `/en/api/config/servers/${created.body.id}`;
+    const history = async () => (await server.request('GET', `${path}/history`)).body.total as number;
+    const recorded = await history();
+    const over = await server.request('PATCH', path, { body: { add_tags: ids.slice(100) } });
+    assert.equal(over.status, 422, over.text);
+    assert.equal(over.body.code, 'VALIDATION_FAILED');
+    assert.equal(over.body.errors[0].field, 'tags');
+    const stored = await server.request('GET', path);
+    assert.equal(stored.body.item.tags.length, 100, 'the set stays at 100');
+    assert.equal(await history(), recorded, 'no change recorded');
+    // Swapping within the limit is fine.
+    const swap = await server.request('PATCH', path, { body: { add_tags: ids.slice(100), remove_tags: ids.slice(0, 2) } });
+    assert.equal(swap.status, 200, swap.text);
+    assert.equal(swap.body.item.tags.length, 100);
+  });
+});
