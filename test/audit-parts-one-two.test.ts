@@ -31,3 +31,24 @@ describe('audit of parts one and two', () => {
     assert.equal(swap.body.item.tags.length, 100);
   });
 });
+
+describe('audit of parts one and two: text', () => {
+  // Section 2's answers show the entry as stored, and section 12's no-op rule needs the value
+  // sent to be the value stored: a lone surrogate escape was accepted, answered as sent and
+  // stored as U+FFFD, so sending it again was a change every time.
+  test('a string with a lone surrogate escape is refused as malformed; nothing stored', async () => {
+    for (const raw of ['{"name":"surrogate-lone-\\ud800"}', '[{"name":"surrogate-ok"},{"name":"surrogate-\\udc00-low"}]', '{"name":"surrogate-k","\\ud83d":1}']) {
+      const reply = await server.request('POST', '/en/api/config/tags', { raw, headers: { 'content-type': 'application/json' } });
+      assert.equal(reply.status, 400, reply.text);
+      assert.equal(reply.body.code, 'MALFORMED_JSON');
+    }
+    const stored = await server.request('GET', '/en/api/config/tags?q=surrogate-');
+    assert.equal(stored.body.total, 0, 'nothing stored');
+    // An escaped pair is one character, stored and answered as it was sent.
+    const pair = await server.request('POST', '/en/api/config/tags', { raw: '{"name":"surrogate-pair-\\ud83c\\udf89"}', headers: { 'content-type': 'application/json' } });
+    assert.equal(pair.status, 201, pair.text);
+    assert.equal(pair.body.item.name, 'surrogate-pair-🎉');
+    const read = await server.request('GET', `/en/api/config/tags/${pair.body.id}`);
+    assert.equal(read.body.item.name, 'surrogate-pair-🎉');
+  });
+});
