@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';
+import { bearer, createToken } from './support/tokens.js';
 
 const server = serverPerSuite();
 
@@ -50,5 +51,32 @@ describe('audit of parts one and two: text', () => {
     assert.equal(pair.body.item.name, 'surrogate-pair-🎉');
     const read = await server.request('GET', `/en/api/config/tags/${pair.body.id}`);
     assert.equal(read.body.item.name, 'surrogate-pair-🎉');
+  });
+});
+
+// Last: its first token turns access on for the rest of the suite.
+describe('audit of parts one and two: tokens', () => {
+  // Section 8 ("single-entry responses carry an ETag") and 15 ("list responses carry an
+  // ETag") hold in part two unless it says otherwise; the token endpoints answered without one.
+  test('token reads and lists carry an ETag, and If-None-Match answers 304 while nothing changed', async () => {
+    const adminToken = (await createToken(server, undefined, { name: 'audit-admin', scope: 'admin' })).token;
+    const admin = bearer(adminToken);
+    const other = await createToken(server, adminToken, { name: 'audit-reader', scope: 'read' });
+    // The admin's own entry changes with every request it makes (last_used_at): read another.
+    for (const path of [`/en/api/tokens/${other.id}`, '/en/api/tokens?name=audit-reader']) {
+      const first = await server.request('GET', path, { headers: admin });
+      assert.equal(first.status, 200, first.text);
+      const etag = first.headers.get('etag');
+      assert.match(etag ?? '', /^"[^"]+"$/, `${path} carries an ETag`);
+      const again = await server.request('GET', path, { headers: { ...admin, 'if-none-match': etag! } });
+      assert.equal(again.status, 304, `${path}: ${again.text}`);
+      assert.equal(again.headers.get('etag'), etag);
+    }
+    // The reader's use changes its last_used_at, so its entry and the list change too.
+    const before = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: admin });
+    await server.request('GET', '/en/api/config/tags', { headers: bearer(other.token) });
+    const after = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: { ...admin, 'if-none-match': before.headers.get('etag')! } });
+    assert.equal(after.status, 200, after.text);
+    assert.notEqual(after.body.item.last_used_at, before.body.item.last_used_at);
   });
 });

@@ -48,8 +48,12 @@ export function tokenPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.list,
           description: t.listDescription,
-          parameters: listParameters(context, API_TOKENS),
-          responses: { '200': { description: context.t.listed, content: json(ref('TokenList')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
+          parameters: [...listParameters(context, API_TOKENS), parameterRef('IfNoneMatchList')],
+          responses: {
+            '200': { description: context.t.listed, headers: { ETag: headerRef('ETagOfList') }, content: json(ref('TokenList')) },
+            '304': { $ref: '#/components/responses/ListNotModified' },
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
+          },
         },
         post: {
           operationId: 'createToken',
@@ -73,7 +77,12 @@ export function tokenPaths(context: DocumentContext): [string, JsonObject][] {
           ...common,
           summary: t.read,
           description: t.readDescription,
-          responses: { '200': { description: context.t.entry, content: json(ref('TokenItem')) }, ...errors(...ALWAYS, ...ACCESS, 'BadQuery') },
+          parameters: [parameterRef('IfNoneMatch')],
+          responses: {
+            '200': { description: context.t.entry, headers: { ETag: headerRef('ETag') }, content: json(ref('TokenItem')) },
+            '304': { $ref: '#/components/responses/NotModified' },
+            ...errors(...ALWAYS, ...ACCESS, 'BadQuery'),
+          },
         },
         delete: {
           operationId: 'revokeToken',
