@@ -1,7 +1,7 @@
 // Findings of the black-box audit of contract parts one and two (sections 2-15) that the other
 // suites did not hold: each test is one request the contract answers and the service did not.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { serverPerSuite } from './support/server.js';
 import { bearer, createToken } from './support/tokens.js';
 
@@ -56,10 +56,14 @@ describe('audit of parts one and two: text', () => {
 
 // Last: its first token turns access on for the rest of the suite.
 describe('audit of parts one and two: tokens', () => {
+  let adminToken = '';
+  before(async () => {
+    adminToken = (await createToken(server, undefined, { name: 'audit-admin', scope: 'admin' })).token;
+  });
+
   // Section 8 ("single-entry responses carry an ETag") and 15 ("list responses carry an
   // ETag") hold in part two unless it says otherwise; the token endpoints answered without one.
   test('token reads and lists carry an ETag, and If-None-Match answers 304 while nothing changed', async () => {
-    const adminToken = (await createToken(server, undefined, { name: 'audit-admin', scope: 'admin' })).token;
     const admin = bearer(adminToken);
     const other = await createToken(server, adminToken, { name: 'audit-reader', scope: 'read' });
     // The admin's own entry changes with every request it makes (last_used_at): read another.
@@ -73,10 +77,20 @@ describe('audit of parts one and two: tokens', () => {
       assert.equal(again.headers.get('etag'), etag);
     }
     // The reader's use changes its last_used_at, so its entry and the list change too.
-    const before = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: admin });
+    const earlier = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: admin });
     await server.request('GET', '/en/api/config/tags', { headers: bearer(other.token) });
-    const after = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: { ...admin, 'if-none-match': before.headers.get('etag')! } });
+    const after = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: { ...admin, 'if-none-match': earlier.headers.get('etag')! } });
     assert.equal(after.status, 200, after.text);
-    assert.notEqual(after.body.item.last_used_at, before.body.item.last_used_at);
+    assert.notEqual(after.body.item.last_used_at, earlier.body.item.last_used_at);
+  });
+
+  // Section 11: older clients read `item` on a 404 of an entry; a token's 404 left it out.
+  test('a 404 of a token carries "item": null, as any entry’s does', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      const reply = await server.request(method, '/en/api/tokens/999999', { headers: bearer(adminToken) });
+      assert.equal(reply.status, 404, reply.text);
+      assert.equal(reply.body.code, 'NOT_FOUND');
+      assert.ok('item' in reply.body && reply.body.item === null, `${method}: ${reply.text}`);
+    }
   });
 });
