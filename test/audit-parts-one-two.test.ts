@@ -63,9 +63,11 @@ describe('audit of parts one and two: tokens', () => {
 
   // Section 8 ("single-entry responses carry an ETag") and 15 ("list responses carry an
   // ETag") hold in part two unless it says otherwise; the token endpoints answered without one.
-  test('token reads and lists carry an ETag, and If-None-Match answers 304 while nothing changed', async () => {
+  test('token creations, reads and lists carry an ETag, and If-None-Match answers 304 while nothing changed', async () => {
     const admin = bearer(adminToken);
-    const other = await createToken(server, adminToken, { name: 'audit-reader', scope: 'read' });
+    const issued = await server.request('POST', '/en/api/tokens', { body: { name: 'audit-reader', scope: 'read' }, headers: admin });
+    assert.equal(issued.status, 201, issued.text);
+    const other = issued.body as { id: number; token: string };
     // The admin's own entry changes with every request it makes (last_used_at): read another.
     for (const path of [`/en/api/tokens/${other.id}`, '/en/api/tokens?name=audit-reader']) {
       const first = await server.request('GET', path, { headers: admin });
@@ -76,6 +78,8 @@ describe('audit of parts one and two: tokens', () => {
       assert.equal(again.status, 304, `${path}: ${again.text}`);
       assert.equal(again.headers.get('etag'), etag);
     }
+    // The creation's answer carried the entry's tag already (nothing used the token since).
+    assert.equal(issued.headers.get('etag'), (await server.request('GET', `/en/api/tokens/${other.id}`, { headers: admin })).headers.get('etag'));
     // The reader's use changes its last_used_at, so its entry and the list change too.
     const earlier = await server.request('GET', `/en/api/tokens/${other.id}`, { headers: admin });
     await server.request('GET', '/en/api/config/tags', { headers: bearer(other.token) });

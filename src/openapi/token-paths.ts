@@ -62,7 +62,7 @@ export function tokenPaths(context: DocumentContext): [string, JsonObject][] {
           description: t.createDescription,
           requestBody: { required: true, content: { 'application/json': { schema: ref('TokenCreate'), example: API_TOKENS.example } } },
           responses: {
-            '201': { description: t.created, headers: { Location: headerRef('Location') }, content: json(ref('TokenCreated')) },
+            '201': { description: t.created, headers: { Location: headerRef('Location'), ETag: headerRef('ETag') }, content: json(ref('TokenCreated')) },
             ...errors(...ALWAYS, ...ACCESS, ...BODY_ERRORS),
           },
         },

@@ -57,11 +57,12 @@ export function respond(result: Result): Outcome {
     }
     case 'issue-token': {
       const { entry, token } = result.issued;
+      const { json, etag } = shownEntry(entry);
       return {
         status: 201,
         // The one answer that carries the secret: no cache may keep it.
-        headers: { location: `/${result.plan.lang}/api/tokens/${entry.id}`, 'cache-control': 'no-store' },
-        body: JSON.stringify({ id: entry.id, token, item: entry }),
+        headers: { location: `/${result.plan.lang}/api/tokens/${entry.id}`, etag, 'cache-control': 'no-store' },
+        body: `{"id":${entry.id},"token":${JSON.stringify(token)},"item":${json}}`,
       };
     }
     case 'revoke-token':
