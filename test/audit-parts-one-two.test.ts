@@ -97,4 +97,23 @@ describe('audit of parts one and two: tokens', () => {
       assert.ok('item' in reply.body && reply.body.item === null, `${method}: ${reply.text}`);
     }
   });
+
+  // Section 8: If-Match on DELETE gives 412 when the entry changed since; a token's revocation
+  // ignored it and revoked whatever the token had become.
+  test('a revocation with a stale If-Match is 412 and the token keeps working; the current tag revokes it', async () => {
+    const admin = bearer(adminToken);
+    const reader = await createToken(server, adminToken, { name: 'audit-revoked', scope: 'read' });
+    const path = `/en/api/tokens/${reader.id}`;
+    const seen = (await server.request('GET', path, { headers: admin })).headers.get('etag')!;
+    // Its use moves last_used_at: the tag seen before no longer names the token.
+    assert.equal((await server.request('GET', '/en/api/config/tags', { headers: bearer(reader.token) })).status, 200);
+    const stale = await server.request('DELETE', path, { headers: { ...admin, 'if-match': seen } });
+    assert.equal(stale.status, 412, stale.text);
+    assert.equal(stale.body.code, 'PRECONDITION_FAILED');
+    assert.equal((await server.request('GET', '/en/api/config/tags', { headers: bearer(reader.token) })).status, 200, 'still valid');
+    const current = (await server.request('GET', path, { headers: admin })).headers.get('etag')!;
+    const revoked = await server.request('DELETE', path, { headers: { ...admin, 'if-match': current } });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await server.request('GET', '/en/api/config/tags', { headers: bearer(reader.token) })).status, 401);
+  });
 });

@@ -46,7 +46,7 @@ export async function executeTokenPlan(tokens: TokenContext, plan: TokenPlan): P
       return { action: 'issue-token', plan, issued };
     }
     case 'revoke-token':
-      if (!(await store.revoke(plan.id, plan.author))) throw notFound(plan.id);
+      if (!(await store.revoke(plan.id, plan.author, plan.ifMatch, (entry) => sync.withLastUse(entry)))) throw notFound(plan.id);
       sync.revoked(plan.id);
       return { action: 'revoke-token', plan };
   }
