@@ -10630,7 +10630,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10645,12 +10648,14 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TokenList"];
                 };
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10695,6 +10700,7 @@ export interface operations {
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10769,7 +10775,10 @@ export interface operations {
                 /** @description Only entries whose `updated_at` equals this value. */
                 updated_at?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of this list as last read. While no entry of the resource has changed since, the answer is 304 with no body (the list is not even read). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchList"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10784,10 +10793,12 @@ export interface operations {
             /** @description A page of entries. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETagOfList"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["ListNotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];
@@ -10801,7 +10812,10 @@ export interface operations {
     getToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10821,12 +10835,14 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TokenItem"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQuery"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -10840,7 +10856,10 @@ export interface operations {
     revokeToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read (or `*`). If the entry has changed since, the request is refused with 412 PRECONDITION_FAILED and changes nothing. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10871,6 +10890,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            412: components["responses"]["PreconditionFailed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -10908,7 +10928,10 @@ export interface operations {
     getTokenHead: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of the entry as last read. If it still matches, the answer is 304 with no body. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Language of messages and of this document: fr or en; the other platform languages answer in English.
@@ -10928,10 +10951,12 @@ export interface operations {
             /** @description The entry. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["BadQueryWithoutBody"];
             401: components["responses"]["UnauthorizedWithoutBody"];
             403: components["responses"]["ForbiddenWithoutBody"];

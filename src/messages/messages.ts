@@ -134,6 +134,10 @@ const catalog = {
     fr: 'Pas prêt : le disque de la base de données est presque plein ({free} libres, sous le seuil d’arrêt de {threshold}), et les écritures sont refusées jusqu’à ce que de la place soit libérée.',
   },
   'body.encoding': { en: 'The request body is not valid UTF-8.', fr: 'Le corps de la requête n’est pas de l’UTF-8 valide.' },
+  'body.loneSurrogate': {
+    en: 'The request body holds a string with a lone surrogate escape (\\uD800 to \\uDFFF), which names no character.',
+    fr: 'Le corps de la requête contient une chaîne avec un échappement de demi-code isolé (\\uD800 à \\uDFFF), qui ne désigne aucun caractère.',
+  },
   'body.duplicateKey': {
     en: 'The request body names the same key twice in one object.',
     fr: 'Le corps de la requête nomme deux fois la même clé dans un objet.',

@@ -2,7 +2,7 @@
 // the registry-driven store like any entry; what is the tokens' own is the process's token
 // index, kept in step here at once (a revocation holds from its commit on, token-sync.ts),
 // and the last use this process knows, newer than the stored one.
-import { apiError } from '../errors/api-error.js';
+import { entryNotFound } from '../errors/api-error.js';
 import type { TokenDigester } from '../secrets/token-secrets.js';
 import { API_TOKENS } from '../store/api-token-definition.js';
 import type { Entry } from '../store/entry-rows.js';
@@ -25,7 +25,7 @@ export type TokenResult =
   | { readonly action: 'issue-token'; readonly plan: IssueTokenPlan; readonly issued: IssuedToken }
   | { readonly action: 'revoke-token'; readonly plan: Extract<TokenPlan, { action: 'revoke-token' }> };
 
-const notFound = (id: number) => apiError('NOT_FOUND', 'entry.notFound', { id, resource: API_TOKENS.name });
+const notFound = (id: number) => entryNotFound(API_TOKENS.name, id);
 
 export async function executeTokenPlan(tokens: TokenContext, plan: TokenPlan): Promise<TokenResult> {
   const { sync } = tokens;
@@ -46,7 +46,7 @@ export async function executeTokenPlan(tokens: TokenContext, plan: TokenPlan): P
       return { action: 'issue-token', plan, issued };
     }
     case 'revoke-token':
-      if (!(await store.revoke(plan.id, plan.author))) throw notFound(plan.id);
+      if (!(await store.revoke(plan.id, plan.author, plan.ifMatch, (entry) => sync.withLastUse(entry)))) throw notFound(plan.id);
       sync.revoked(plan.id);
       return { action: 'revoke-token', plan };
   }

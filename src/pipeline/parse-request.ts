@@ -51,10 +51,10 @@ export type ChangeStreamRequest = ChangeStreamPlan;
 
 /** The managed API tokens (contract section 14): a list, one token, a creation, a revocation. */
 export type TokenRequest =
-  | { readonly action: 'list-tokens'; readonly list: ListQuery }
-  | { readonly action: 'read-token'; readonly id: number }
+  | { readonly action: 'list-tokens'; readonly list: ListQuery; readonly ifNoneMatch: string | undefined }
+  | { readonly action: 'read-token'; readonly id: number; readonly ifNoneMatch: string | undefined }
   | { readonly action: 'issue-token'; readonly lang: string; readonly body: unknown; readonly author: Author }
-  | { readonly action: 'revoke-token'; readonly id: number; readonly author: Author };
+  | { readonly action: 'revoke-token'; readonly id: number; readonly author: Author; readonly ifMatch: string | undefined };
 
 /** The change log's reads (contract section 13): `/changes` and an entry's history. */
 export type ChangeLogRequest =
@@ -125,10 +125,10 @@ function isNoBody(body: unknown): boolean {
 
 function parseTokenRequest(target: RequestTarget, input: HttpInput, author: Author): TokenRequest {
   const { method, query } = input;
-  if (target.endpoint === 'tokens' && method !== 'POST') return { action: 'list-tokens', list: parseListQuery(API_TOKENS, query) };
+  if (target.endpoint === 'tokens' && method !== 'POST') return { action: 'list-tokens', list: parseListQuery(API_TOKENS, query), ifNoneMatch: input.ifNoneMatch };
   refuseQuery(query);
   if (target.endpoint === 'tokens') return { action: 'issue-token', lang: target.lang, body: input.body, author };
-  return method === 'DELETE' ? { action: 'revoke-token', id: target.id!, author } : { action: 'read-token', id: target.id! };
+  return method === 'DELETE' ? { action: 'revoke-token', id: target.id!, author, ifMatch: input.ifMatch } : { action: 'read-token', id: target.id!, ifNoneMatch: input.ifNoneMatch };
 }
 
 export function parseRequest(registry: Registry, target: RequestTarget, input: HttpInput): ApiRequest {

@@ -11,7 +11,7 @@ const NO_STORE = { 'cache-control': 'no-store' };
 const DRY_RUN = { 'dry-run': 'true' };
 
 /** A GET's answer with its entity tag, or 304 when If-None-Match holds that tag. */
-function tagged(ifNoneMatch: string | undefined, body: string, etag: string): Outcome {
+export function tagged(ifNoneMatch: string | undefined, body: string, etag: string): Outcome {
   if (ifNoneMatch !== undefined && !ifNoneMatchHolds(ifNoneMatch, etag)) return { status: 304, headers: { etag } };
   return { status: 200, headers: { etag }, body };
 }

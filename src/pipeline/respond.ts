@@ -5,12 +5,12 @@
 // the `Dry-Run` header.
 import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
-import { ifNoneMatchHolds, shownEntry } from '../store/entity-tag.js';
+import { entityTagOfJson, ifNoneMatchHolds, shownEntry } from '../store/entity-tag.js';
 import { isWebhookAction } from './parse-webhook-request.js';
 import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-page.js';
-import { respondWebhook } from './respond-webhooks.js';
+import { respondWebhook, tagged } from './respond-webhooks.js';
 import { respondExport, respondMonitoring } from './respond-streams.js';
 
 export interface Outcome {
@@ -45,17 +45,24 @@ function records(result: { readonly records: readonly { readonly json: string }[
 export function respond(result: Result): Outcome {
   if (isWebhookAction(result)) return respondWebhook(result);
   switch (result.action) {
-    case 'list-tokens':
-      return { status: 200, body: listBody(result.plan.list, result.page) };
-    case 'read-token':
-      return { status: 200, body: JSON.stringify({ item: result.entry }) };
+    // Tagged by their text, as webhooks are (contract sections 8, 15): a token's last_used_at
+    // changes outside the table's version counter.
+    case 'list-tokens': {
+      const body = listBody(result.plan.list, result.page);
+      return tagged(result.plan.ifNoneMatch, body, entityTagOfJson(body));
+    }
+    case 'read-token': {
+      const { json, etag } = shownEntry(result.entry);
+      return tagged(result.plan.ifNoneMatch, `{"item":${json}}`, etag);
+    }
     case 'issue-token': {
       const { entry, token } = result.issued;
+      const { json, etag } = shownEntry(entry);
       return {
         status: 201,
         // The one answer that carries the secret: no cache may keep it.
-        headers: { location: `/${result.plan.lang}/api/tokens/${entry.id}`, 'cache-control': 'no-store' },
-        body: JSON.stringify({ id: entry.id, token, item: entry }),
+        headers: { location: `/${result.plan.lang}/api/tokens/${entry.id}`, etag, 'cache-control': 'no-store' },
+        body: `{"id":${entry.id},"token":${JSON.stringify(token)},"item":${json}}`,
       };
     }
     case 'revoke-token':

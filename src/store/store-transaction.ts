@@ -8,7 +8,7 @@
 import type { Transaction } from 'kysely';
 import type { DatabaseCapabilities, DatabaseFailure } from '../db/connect.js';
 import type { Database, EntryTables } from '../db/database-schema.js';
-import { entryNotFound, fieldProblem, validationFailed } from '../errors/api-error.js';
+import { entryNotFound, fieldProblem, validationFailed, type FieldProblem } from '../errors/api-error.js';
 import type { CompiledResource } from '../registry/compiled-resource.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { changedValues, decodeEntry, referenceStates, rowChange, secretContext, type EntryChange, type ReferenceState, type EntrySelections, type Entry, type Row, type RowChange } from './entry-rows.js';
@@ -96,12 +96,18 @@ export class StoreTransaction {
   async checkedChange(step: WriteStep, existing: Entry | undefined): Promise<EntryChange | undefined> {
     const { resource, references } = step;
     const candidate: Record<string, unknown> = { ...existing, ...step.values };
+    const setProblems: FieldProblem[] = [];
     for (const change of step.linkChanges) {
       const held = (candidate[change.field] as number[] | undefined) ?? [];
-      candidate[change.field] = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
+      const set = [...new Set([...held, ...change.add])].filter((id) => !change.remove.includes(id)).sort((a, b) => a - b);
+      // add_tags may only grow the set within the rule the set itself keeps (at most 100).
+      const type = resource.fields[change.field]!.type;
+      if (!type.check(set)) setProblems.push({ field: change.field, message: type.expectation });
+      candidate[change.field] = set;
     }
     const storedSecret = (name: string) => (step.id === undefined ? Promise.resolve(undefined) : this.storedSecret(resource, step.id, name));
     const problems = resource.rule === undefined ? [] : await resource.rule(candidate, { sent: new Set(step.sent), storedSecret });
+    problems.unshift(...setProblems);
     // What the write would store, and the states of the entries it points at: both of the entry
     // rows (entry-rows.ts), asked together; a refusal below discards the first.
     const values = await changedValues(resource, step.action, step.values, candidate, existing, storedSecret);

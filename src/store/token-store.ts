@@ -12,6 +12,7 @@ import type { Database } from '../db/database-schema.js';
 import { API_TOKENS } from './api-token-definition.js';
 import type { Author } from './change-log.js';
 import type { Entry } from './entry-rows.js';
+import { refuseUnlessIfMatchHolds } from './entity-tag.js';
 import type { ResourceStore } from './resource-store.js';
 
 const STATE_ROW = 1;
@@ -86,10 +87,13 @@ export class TokenStore {
   }
 
   /** Removes a token for good, with its change record; false if there is none with this id. */
-  async revoke(id: number, author: Author): Promise<boolean> {
+  /** `shown`: the entry as answers show it (with this instance's latest use), which the
+   * request's If-Match names (contract section 8). */
+  async revoke(id: number, author: Author, ifMatch?: string, shown: (entry: Entry) => Entry = (entry) => entry): Promise<boolean> {
     return this.entries.transaction(async (tx) => {
       const entry = await tx.lockForWrite(API_TOKENS, id);
       if (entry === undefined) return false;
+      refuseUnlessIfMatchHolds(ifMatch, shown(entry));
       await tx.remove(API_TOKENS, id);
       await moveGeneration(tx.tx, undefined);
       tx.recordChange({ action: 'delete', resource: API_TOKENS, entryId: id, before: entry, after: null, secretsChanged: [] });

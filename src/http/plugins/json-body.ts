@@ -17,13 +17,31 @@ function parseJson(bytes: Buffer): unknown {
   const verdict = inspectJsonText(text, MAX_DEPTH);
   if (verdict === 'too-deep') throw apiError('MALFORMED_JSON', 'body.tooDeep', { depth: MAX_DEPTH });
   if (verdict === 'duplicate-key') throw apiError('MALFORMED_JSON', 'body.duplicateKey');
+  let value: unknown;
   try {
     // Prototype-polluting keys are refused outright rather than silently dropped.
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const forbidden = error instanceof SyntaxError && /forbidden prototype/i.test(error.message);
     throw apiError('MALFORMED_JSON', forbidden ? 'body.forbiddenKey' : 'body.malformed');
   }
+  // An escape such as "\ud800" alone names no character: a database stores U+FFFD in its
+  // place, so the stored value would differ from the one sent and answered. Only a body that
+  // has a surrogate escape at all is walked.
+  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) throw apiError('MALFORMED_JSON', 'body.loneSurrogate');
+  return value;
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** With the u flag a pair is one code point: only a surrogate alone matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Whether every string of a parsed body, keys included, is Unicode text (no lone surrogate). */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (value !== null && typeof value === 'object') return Object.entries(value).every(([key, item]) => !LONE_SURROGATE.test(key) && wellFormed(item));
+  return true;
 }
 
 export default fp(
