@@ -86,8 +86,8 @@ export class TokenStore {
     }, author);
   }
 
-  /** Removes a token for good, with its change record; false if there is none with this id. */
-  /** `shown`: the entry as answers show it (with this instance's latest use), which the
+  /** Removes a token for good, with its change record; false if there is none with this id.
+   * `shown`: the entry as answers show it (with this instance's latest use), which the
    * request's If-Match names (contract section 8). */
   async revoke(id: number, author: Author, ifMatch?: string, shown: (entry: Entry) => Entry = (entry) => entry): Promise<boolean> {
     return this.entries.transaction(async (tx) => {
