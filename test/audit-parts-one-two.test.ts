@@ -54,6 +54,39 @@ describe('audit of parts one and two: text', () => {
   });
 });
 
+describe('audit of parts one and two: refusals that say what is wrong', () => {
+  // A ninth sort key was refused as if the list were not one of distinct fields.
+  test('a sort of more keys than allowed says how many are', async () => {
+    const keys = ['hostname', 'ip', 'port', 'id_client', 'id_environment', 'created_at', 'updated_at', 'is_monitored', 'ssl'];
+    const nine = await server.request('GET', `/en/api/config/servers?sort=${keys.join(',')}`);
+    assert.equal(nine.status, 400, nine.text);
+    assert.equal(nine.body.code, 'BAD_QUERY');
+    assert.match(nine.body.detail, /at most 8 distinct fields/);
+    const eight = await server.request('GET', `/en/api/config/servers?sort=${keys.slice(0, 8).join(',')}`);
+    assert.equal(eight.status, 200, eight.text);
+  });
+
+  // Section 4: a 409 names the referencing entries; it named the first 20 as if they were all.
+  test('a 409 REFERENCED says when more entries use it than it names', async () => {
+    const client = async (libelle: string, servers: number) => {
+      const created = await server.request('POST', '/en/api/config/clients', { body: { libelle } });
+      assert.equal(created.status, 201, created.text);
+      const body = Array.from({ length: servers }, (_, index) => ({ ip: `10.77.${servers}.${index + 1}`, id_client: created.body.id }));
+      assert.equal((await server.request('POST', '/en/api/config/servers', { body })).status, 201);
+      return server.request('DELETE', `/en/api/config/clients/${created.body.id}`);
+    };
+    const twenty = await client('audit-used-by-20', 20);
+    assert.equal(twenty.status, 409, twenty.text);
+    assert.equal(twenty.body.code, 'REFERENCED');
+    assert.equal(twenty.body.referenced_by[0].ids.length, 20);
+    assert.doesNotMatch(twenty.body.detail, /others/);
+    const more = await client('audit-used-by-21', 21);
+    assert.equal(more.status, 409, more.text);
+    assert.equal(more.body.referenced_by[0].ids.length, 20, 'the first 20 are named');
+    assert.match(more.body.detail, /and others \(the first 20 of each are named\)/);
+  });
+});
+
 // Last: its first token turns access on for the rest of the suite.
 describe('audit of parts one and two: tokens', () => {
   let adminToken = '';

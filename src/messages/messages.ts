@@ -56,8 +56,8 @@ const catalog = {
     fr: 'Le paramètre de requête « {parameter} » ne doit pas contenir de caractères de contrôle.',
   },
   'query.sort': {
-    en: 'Query parameter "{parameter}" must be a comma-separated list of distinct fields of this resource, each optionally preceded by "-".',
-    fr: 'Le paramètre de requête « {parameter} » doit être une liste, séparée par des virgules, de champs distincts de cette ressource, chacun éventuellement précédé de « - ».',
+    en: 'Query parameter "{parameter}" must be a comma-separated list of at most {max} distinct fields of this resource, each optionally preceded by "-".',
+    fr: 'Le paramètre de requête « {parameter} » doit être une liste, séparée par des virgules, d’au plus {max} champs distincts de cette ressource, chacun éventuellement précédé de « - ».',
   },
   'query.cursor': {
     en: 'Query parameter "{parameter}" must be the "next" of a list answer with the same sort.',
@@ -92,6 +92,10 @@ const catalog = {
   'delete.referenced': {
     en: '{resource} {id} is still used by: {users}.',
     fr: '{resource} {id} est encore utilisé par : {users}.',
+  },
+  'delete.referencedAndOthers': {
+    en: '{resource} {id} is still used by: {users}; and others (the first {named} of each are named).',
+    fr: '{resource} {id} est encore utilisé par : {users} ; et d’autres (les {named} premiers de chacun sont nommés).',
   },
   'auth.missing': {
     en: 'This API needs a bearer token: send Authorization: Bearer <token>.',

@@ -41,14 +41,14 @@ export function integerParameter(name: string, raw: unknown, min: number, max: n
 function parseSort(raw: unknown, fields: ReadonlyMap<string, ListField>): SortKey[] {
   if (raw === undefined) return [{ column: 'id', descending: true, nullable: false }];
   const keys = single('sort', raw).split(',');
-  if (keys.length > SORT_KEYS_MAX) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
+  if (keys.length > SORT_KEYS_MAX) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort', max: SORT_KEYS_MAX });
   const sort: SortKey[] = [];
   const seen = new Set<string>();
   for (const key of keys) {
     const descending = key.startsWith('-');
     const name = descending ? key.slice(1) : key;
     const field = fields.get(name);
-    if (field === undefined || seen.has(name)) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort' });
+    if (field === undefined || seen.has(name)) throw apiError('BAD_QUERY', 'query.sort', { parameter: 'sort', max: SORT_KEYS_MAX });
     seen.add(name);
     sort.push({ column: field.column, descending, nullable: field.nullable });
   }

@@ -84,13 +84,17 @@ export async function restoreEntry(tx: StoreTransaction, step: RestoreStep): Pro
 
 async function refuseIfReferenced(tx: StoreTransaction, step: DeleteStep): Promise<void> {
   const users: { resource: string; ids: number[] }[] = [];
+  // One more than are named: whether the message must say that others are left unnamed.
+  let others = false;
   for (const reference of step.referencedBy) {
-    const ids = await idsReferencing(tx, reference.resource, reference.field, step.id, REFERENCES_NAMED);
-    if (ids.length > 0) users.push({ resource: reference.resource.name, ids });
+    const ids = await idsReferencing(tx, reference.resource, reference.field, step.id, REFERENCES_NAMED + 1);
+    if (ids.length > REFERENCES_NAMED) others = true;
+    if (ids.length > 0) users.push({ resource: reference.resource.name, ids: ids.slice(0, REFERENCES_NAMED) });
   }
   if (users.length === 0) return;
   const named = users.map((user) => `${user.resource} ${user.ids.join(', ')}`).join('; ');
-  throw new ApiError('REFERENCED', message('delete.referenced', { resource: step.resource.name, id: step.id, users: named }), [], {}, {
+  const params = { resource: step.resource.name, id: step.id, users: named, named: REFERENCES_NAMED };
+  throw new ApiError('REFERENCED', message(others ? 'delete.referencedAndOthers' : 'delete.referenced', params), [], {}, {
     referenced_by: users,
   });
 }
