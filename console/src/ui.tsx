@@ -82,12 +82,18 @@ export function DeleteButton(props: { onDelete: () => Promise<void> | void; labe
   const { t } = useConsole();
   const [asking, setAsking] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  // The confirm and cancel buttons go away with the question: the focus comes back to Delete
+  // (after a cancel, or a refused delete), not to the page's start.
+  const asked = useRef(false);
   useEffect(() => {
     if (asking) confirm.current?.focus();
+    else if (asked.current) button.current?.focus();
+    asked.current = asking;
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" class="danger" onClick={() => setAsking(true)}>
+      <button type="button" class="danger" ref={button} onClick={() => setAsking(true)}>
         {props.label ?? t.delete}
       </button>
     );

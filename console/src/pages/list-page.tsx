@@ -283,7 +283,8 @@ export function ListPage(props: { resource: ConsoleResource }) {
         />
       )}
       {page === undefined ? (
-        <p>{t.loading}</p>
+        // A refused first read is said by the problem box above; it is not loading any more.
+        problem === undefined && <p>{t.loading}</p>
       ) : (
         <>
           <p class="total" aria-live="polite">
