@@ -3,7 +3,8 @@
 // cancelled or done delete, a restore) stays where the operator acts instead of falling back
 // to the page's start; the tab's own writes, coming back through the change stream, are not
 // marked "changed elsewhere" while a write made elsewhere still is; a refused list read does
-// not also say "Loading…". SQLite only, like console.test.ts.
+// not also say "Loading…"; a CSV import creates only what its dry run checked (a mapping
+// changed after the preview takes the preview away). SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -82,6 +83,24 @@ describe('the operator console, as audited', { skip }, () => {
     assert.equal(await page.locator('.changed-badge').count(), 0, 'the tab’s own delete is marked "changed elsewhere"');
     assert.equal((await server.request('POST', `/en/api/config/servers/${id}/restore`)).status, 200);
     await page.locator('.changed-badge').waitFor({ timeout: 1500 });
+    await session.finish();
+  });
+
+  test('CSV import: a mapping changed after the dry run takes the preview away; what is created is what was checked', async () => {
+    await server.request('POST', '/en/api/config/clients', { body: { libelle: 'csv-audit' } });
+    const session = await openConsole(server, '#/import');
+    const { page } = session;
+    await page.getByLabel('CSV text').fill('ip,hostname,client\n10.77.1.1,csv-one,csv-audit\n');
+    await page.getByRole('button', { name: 'Read the CSV' }).click();
+    await page.getByRole('button', { name: 'Check (dry run)' }).click();
+    await page.getByRole('button', { name: 'Create these 1 servers' }).waitFor();
+    await page.getByLabel('Column “hostname” goes to').selectOption({ label: '(ignore)' });
+    assert.equal(await page.getByRole('button', { name: /^Create these/ }).count(), 0, 'the preview of another mapping still offers to create');
+    await page.getByRole('button', { name: 'Check (dry run)' }).click();
+    await page.getByRole('button', { name: 'Create these 1 servers' }).click();
+    await page.getByText('1 servers created.').waitFor();
+    const made = (await server.request('GET', '/en/api/config/servers?q=10.77.1.1')).body.items as { hostname: string }[];
+    assert.deepEqual(made.map((one) => one.hostname), ['']);
     await session.finish();
   });
 
