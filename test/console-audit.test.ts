@@ -104,12 +104,19 @@ describe('the operator console, as audited', { skip }, () => {
     await session.finish();
   });
 
-  test('a refused list read shows the refusal, not "Loading…" beside it', async () => {
-    const session = await openConsole(server, '#/servers?limit=5000', { expectedStatuses: [400] });
+  test('a refused read (a list, an entry\'s history, the change log) shows the refusal, not "Loading…" beside it', async () => {
+    const session = await openConsole(server, '#/servers?limit=5000', { expectedStatuses: [400, 404] });
     const { page } = session;
     await page.getByRole('alert').getByText(/400 BAD_QUERY/).waitFor();
     assert.equal(await page.getByText('Loading…').count(), 0);
     await checkAxe(page, 'a refused list read');
+    // An entry that never existed: its page and its history each say 404, neither still loads.
+    await page.goto(`${server.url}/en/console/#/servers/99999`);
+    await page.getByRole('region', { name: 'History' }).getByRole('alert').waitFor();
+    assert.equal(await page.getByText('Loading…').count(), 0);
+    await page.goto(`${server.url}/en/console/#/changes?since=-1`);
+    await page.getByRole('alert').first().waitFor();
+    assert.equal(await page.getByText('Loading…').count(), 0);
     await session.finish();
   });
 });

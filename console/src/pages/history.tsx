@@ -76,7 +76,7 @@ export function EntryHistory(props: { resource: string; id: number; version: str
       <h2 id="history-title">{t.history}</h2>
       <ProblemView problem={problem} />
       {records === undefined ? (
-        <p>{t.loading}</p>
+        problem === undefined && <p>{t.loading}</p>
       ) : records.length === 0 ? (
         <p>{t.noChanges}</p>
       ) : (
@@ -182,7 +182,7 @@ export function ChangeLog() {
       </form>
       <ProblemView problem={problem} />
       {page === undefined ? (
-        <p>{t.loading}</p>
+        problem === undefined && <p>{t.loading}</p>
       ) : page.items.length === 0 ? (
         <p>{t.noChanges}</p>
       ) : (

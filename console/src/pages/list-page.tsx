@@ -283,7 +283,8 @@ export function ListPage(props: { resource: ConsoleResource }) {
         />
       )}
       {page === undefined ? (
-        // A refused first read is said by the problem box above; it is not loading any more.
+        // A refused first read is said by the problem box above; it is not loading any more
+        // (the history and the change log do the same).
         problem === undefined && <p>{t.loading}</p>
       ) : (
         <>
