@@ -2,9 +2,10 @@
 // keyboard focus after an answer that swaps the buttons (a 412's conflict, a refused field, a
 // cancelled or done delete, a restore) stays where the operator acts instead of falling back
 // to the page's start; the tab's own writes, coming back through the change stream, are not
-// marked "changed elsewhere" while a write made elsewhere still is; a refused list read does
-// not also say "Loading…"; a CSV import creates only what its dry run checked (a mapping
-// changed after the preview takes the preview away). SQLite only, like console.test.ts.
+// marked "changed elsewhere" while a write made elsewhere still is; a row hard-deleted
+// elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
+// checked (a mapping changed after the preview takes the preview away); a refused read does
+// not also say "Loading…". SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -83,6 +84,21 @@ describe('the operator console, as audited', { skip }, () => {
     assert.equal(await page.locator('.changed-badge').count(), 0, 'the tab’s own delete is marked "changed elsewhere"');
     assert.equal((await server.request('POST', `/en/api/config/servers/${id}/restore`)).status, 200);
     await page.locator('.changed-badge').waitFor({ timeout: 1500 });
+    await session.finish();
+  });
+
+  test('an entry hard-deleted elsewhere stays on the list as deleted, with neither Restore (servers only) nor Edit', async () => {
+    const tag = (await server.request('POST', '/en/api/config/tags', { body: { name: 'audit-doomed' } })).body.id as number;
+    const session = await openConsole(server, '#/tags');
+    const { page } = session;
+    const row = page.locator(`tr[data-id="${tag}"]`);
+    await row.waitFor();
+    await page.getByText('Live: changes made elsewhere appear here.').waitFor();
+    assert.equal((await server.request('DELETE', `/en/api/config/tags/${tag}`)).status, 200);
+    await row.getByText('deleted', { exact: true }).waitFor({ timeout: 1500 });
+    assert.equal(await row.getByRole('button', { name: /Restore/ }).count(), 0, 'a deleted tag offers Restore');
+    assert.equal(await row.getByRole('link', { name: /Edit/ }).count(), 0, 'a deleted tag offers Edit');
+    await checkAxe(page, 'a tag deleted elsewhere');
     await session.finish();
   });
 

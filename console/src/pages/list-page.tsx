@@ -336,10 +336,13 @@ export function ListPage(props: { resource: ConsoleResource }) {
                       <td class="row-actions">
                         {changed && <span class="badge changed-badge">{t.changedElsewhere}</span>}
                         {deleted && <span class="badge">{t.deleted}</span>}
+                        {/* A hard-deleted entry (shown as deleted by the change stream) is gone: no restore, no edit. */}
                         {deleted ? (
-                          <button type="button" onClick={() => restore(item.id)}>
-                            {t.restore} <span class="visually-hidden">#{item.id}</span>
-                          </button>
+                          resource.softDelete && (
+                            <button type="button" onClick={() => restore(item.id)}>
+                              {t.restore} <span class="visually-hidden">#{item.id}</span>
+                            </button>
+                          )
                         ) : (
                           <a href={href(`/${resource.name}/${item.id}/edit`)}>
                             {t.edit} <span class="visually-hidden">#{item.id}</span>
