@@ -2,7 +2,8 @@
 // keyboard focus after an answer that swaps the buttons (a 412's conflict, a refused field, a
 // cancelled or done delete, a restore) stays where the operator acts instead of falling back
 // to the page's start; the tab's own writes, coming back through the change stream, are not
-// marked "changed elsewhere" while a write made elsewhere still is; a row hard-deleted
+// marked "changed elsewhere" while a write made elsewhere still is; a 412 because the server
+// was deleted meanwhile says so; a row hard-deleted
 // elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
 // checked (a mapping changed after the preview takes the preview away); a refused read does
 // not also say "Loading…". SQLite only, like console.test.ts.
@@ -69,6 +70,21 @@ describe('the operator console, as audited', { skip }, () => {
     await assertFocus(page, /^A# Edit$/);
     assert.equal((await server.request('GET', `/en/api/config/servers/${id}`)).body.item.is_deleted, 0);
     await session.finish();
+  });
+
+  test('a 412 because the server was deleted meanwhile says so, in English and in French', async () => {
+    for (const [lang, words] of [['en', /The stored version is deleted/], ['fr', /La version enregistrée est supprimée/]] as const) {
+      const id = (await server.request('POST', '/en/api/config/servers', { body: { ip: `10.77.3.${lang === 'en' ? 1 : 2}` } })).body.id as number;
+      const session = await openConsole(server, `#/servers/${id}/edit`, { lang, expectedStatuses: [412] });
+      const { page } = session;
+      await page.getByLabel('hostname').fill('mine');
+      assert.equal((await server.request('DELETE', `/en/api/config/servers/${id}`)).status, 200);
+      await page.getByLabel('hostname').press('Enter');
+      await page.locator('form.conflict').waitFor();
+      assert.match(await page.locator('form.conflict').innerText(), words);
+      await checkAxe(page, `the 412 of a deleted server (${lang})`);
+      await session.finish();
+    }
   });
 
   test('the tab’s own delete is not marked "changed elsewhere"; a write made elsewhere is, within a second', async () => {

@@ -187,6 +187,12 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
             {t.conflictTitle}
           </h2>
           <p>{t.conflictHelp}</p>
+          {/* is_deleted is read-only, so no row of the table below would show it. */}
+          {conflict.stored.is_deleted === 1 && (
+            <p class="conflict-deleted">
+              <strong>{t.conflictDeleted}</strong>
+            </p>
+          )}
           <TableRegion label={t.conflictTitle}>
             <table>
               <thead>
