@@ -3,7 +3,8 @@
 // between) reads the stored version and shows it beside the user's, field by field; the user
 // chooses, and saves against the new version. A 422 puts each refusal beside its field.
 // Write-only fields (an SSH key's private key) start empty, are sent only when typed, and are
-// dropped from the page's state as soon as the request is sent.
+// dropped from the page's state once the service accepted them (after a refusal they stay in
+// their field, so that the operator corrects the form without pasting the key again).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem, request, type Entry } from '../api.js';
 import { useConsole } from '../context.js';
