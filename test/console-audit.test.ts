@@ -1,7 +1,7 @@
 // What an audit of the console against contract section 19 found, in headless Chromium: the
 // keyboard focus after an answer that swaps the buttons (a 412's conflict, a refused field, a
-// cancelled or done delete, a restore) stays where the operator acts instead of falling back
-// to the page's start; the tab's own writes, coming back through the change stream, are not
+// cancelled or done delete, a restore, a bulk change, an import) stays where the operator acts
+// instead of falling back to the document's start; the tab's own writes, coming back through the change stream, are not
 // marked "changed elsewhere" while a write made elsewhere still is; a 412 because the server
 // was deleted meanwhile says so; a row hard-deleted
 // elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
@@ -87,6 +87,27 @@ describe('the operator console, as audited', { skip }, () => {
     }
   });
 
+  test('after a bulk change or a restore from the list, the focus is on the page heading, not the document start', async () => {
+    const ids: number[] = [];
+    for (const ip of ['10.77.4.1', '10.77.4.2']) ids.push((await server.request('POST', '/en/api/config/servers', { body: { ip } })).body.id as number);
+    const tag = (await server.request('POST', '/en/api/config/tags', { body: { name: 'audit-bulk' } })).body.id as number;
+    assert.equal((await server.request('DELETE', `/en/api/config/servers/${ids[1]}`)).status, 200);
+    const session = await openConsole(server, '#/servers?include_deleted=true&q=10.77.4.');
+    const { page } = session;
+    await page.getByLabel(`Select #${ids[0]}`).check();
+    await page.getByLabel('Tag for the selected servers').selectOption(String(tag));
+    await page.getByRole('button', { name: 'Add tag' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('1 server changed.').waitFor();
+    await assertFocus(page, /^H1# Servers/);
+    await page.getByRole('button', { name: `Restore #${ids[1]}` }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Restored.').waitFor();
+    await assertFocus(page, /^H1# Servers/);
+    assert.deepEqual((await server.request('GET', `/en/api/config/servers/${ids[0]}`)).body.item.tags, [tag]);
+    await session.finish();
+  });
+
   test('the tab’s own delete is not marked "changed elsewhere"; a write made elsewhere is, within a second', async () => {
     const id = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.0.2', hostname: 'mine-or-not' } })).body.id as number;
     const session = await openConsole(server, `#/servers/${id}`);
@@ -131,6 +152,7 @@ describe('the operator console, as audited', { skip }, () => {
     await page.getByRole('button', { name: 'Check (dry run)' }).click();
     await page.getByRole('button', { name: 'Create these 1 servers' }).click();
     await page.getByText('1 servers created.').waitFor();
+    await assertFocus(page, /^H1# Import servers from CSV/);
     const made = (await server.request('GET', '/en/api/config/servers?q=10.77.1.1')).body.items as { hostname: string }[];
     assert.deepEqual(made.map((one) => one.hostname), ['']);
     await session.finish();

@@ -20,6 +20,15 @@ export function Heading(props: { children: ComponentChildren }) {
   );
 }
 
+/**
+ * After an action whose button goes away with its answer (a bulk change, a restore from a list,
+ * an import, a secret dismissed): the focus goes to the page's heading, where the keyboard
+ * continues through the page, instead of falling to the document's start.
+ */
+export function focusHeading(): void {
+  document.querySelector<HTMLElement>('main h1')?.focus();
+}
+
 /** A refusal, as the service worded it; 409 REFERENCED links to what still holds the entry. */
 export function ProblemView(props: { problem: unknown }) {
   const { t } = useConsole();

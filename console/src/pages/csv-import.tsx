@@ -9,7 +9,7 @@ import { useConsole } from '../context.js';
 import { entryLabel, forget, useLookup } from '../lookups.js';
 import { editableFields, resourceNamed } from '../resources.js';
 import { href } from '../router.js';
-import { Heading, inputValue, ProblemView, Status, TableRegion } from '../ui.js';
+import { focusHeading, Heading, inputValue, ProblemView, Status, TableRegion } from '../ui.js';
 
 const MAX_ROWS = 1000;
 // Columns that name a reference by what people write in a spreadsheet, not by its id.
@@ -139,6 +139,7 @@ export function CsvImport() {
       setRows(built);
       setChecked('ok');
       if (!dryRun) {
+        focusHeading();
         setCreated(answer.body.items);
         setStatus(t.imported(answer.body.count));
         setRecords([]);

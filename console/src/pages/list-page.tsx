@@ -10,7 +10,7 @@ import { entryLabel, useLookup } from '../lookups.js';
 import type { ConsoleResource } from '../registry-types.js';
 import { columnFields, sortableFields } from '../resources.js';
 import { href, navigate, useRoute } from '../router.js';
-import { DeleteButton, FieldValue, Heading, ProblemView, Status, TableRegion } from '../ui.js';
+import { DeleteButton, FieldValue, focusHeading, Heading, ProblemView, Status, TableRegion } from '../ui.js';
 import { useChangedMarks, useLive } from '../use-live.js';
 import { useReferenceLookups } from './entry-form.js';
 import { LiveState } from './live-state.js';
@@ -205,6 +205,7 @@ export function ListPage(props: { resource: ConsoleResource }) {
   const restore = async (id: number): Promise<void> => {
     try {
       await request('POST', `/config/${resource.name}/${id}/restore`);
+      focusHeading();
       setStatus(t.restored);
       setReloads((count) => count + 1);
     } catch (error) {
@@ -276,6 +277,7 @@ export function ListPage(props: { resource: ConsoleResource }) {
         <BulkActions
           selected={[...selected]}
           done={(message) => {
+            focusHeading();
             setStatus(message);
             setReloads((count) => count + 1);
           }}

@@ -6,7 +6,7 @@ import { Problem, request, type ListAnswer } from '../api.js';
 import { useConsole } from '../context.js';
 import { RESOURCES } from '../resources.js';
 import { href, navigate, useRoute } from '../router.js';
-import { DeleteButton, Heading, ProblemView, Status, TableRegion } from '../ui.js';
+import { DeleteButton, focusHeading, Heading, ProblemView, Status, TableRegion } from '../ui.js';
 
 interface Webhook {
   id: number;
@@ -167,7 +167,13 @@ export function WebhookList() {
     <section>
       <Heading>{t.webhooksTitle}</Heading>
       <AdminOnly problem={problem} />
-      {secret !== undefined && <SecretOnce secret={secret} dismiss={() => setSecret(undefined)} />}
+      {secret !== undefined && <SecretOnce
+          secret={secret}
+          dismiss={() => {
+            focusHeading();
+            setSecret(undefined);
+          }}
+        />}
       {hooks !== undefined && (
         <TableRegion label={t.webhooksTitle}>
           <table class="list webhooks">
