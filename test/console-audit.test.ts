@@ -5,13 +5,13 @@
 // marked "changed elsewhere" while a write made elsewhere still is; a 412 because the server
 // was deleted meanwhile says so; a row hard-deleted
 // elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
-// checked (a mapping changed after the preview takes the preview away); a refused read does
-// not also say "Loading…". SQLite only, like console.test.ts.
+// checked (a mapping changed after the preview takes the preview away); webhooks past the
+// first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { checkAxe, closeConsoleBrowser, openConsole, skipWithoutChromium } from './support/console-browser.js';
-import { serverPerSuite } from './support/server.js';
+import { serverPerSuite, startServer } from './support/server.js';
 import { BACKEND } from './support/test-database.js';
 
 const skip = BACKEND !== 'sqlite' ? `the console's audit flows run on SQLite (TEST_DATABASE=${BACKEND})` : skipWithoutChromium;
@@ -156,6 +156,28 @@ describe('the operator console, as audited', { skip }, () => {
     const made = (await server.request('GET', '/en/api/config/servers?q=10.77.1.1')).body.items as { hostname: string }[];
     assert.deepEqual(made.map((one) => one.hostname), ['']);
     await session.finish();
+  });
+
+  test('webhooks past the first hundred are reached by the list\'s next page', async () => {
+    const admin = 'console-audit-admin-0123456789';
+    const guarded = await startServer({ env: { API_TOKENS: `ops=admin:${admin}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
+    try {
+      // Subscribed to SSH keys only, which no test changes: none of them ever sends anything.
+      for (let index = 1; index <= 101; index++) {
+        const made = await guarded.request('POST', '/en/api/webhooks', { headers: { authorization: `Bearer ${admin}` }, body: { name: `audit-hook-${index}`, url: 'http://127.0.0.1:9/hook', resources: ['ssh-keys'] } });
+        assert.equal(made.status, 201);
+      }
+      const session = await openConsole(guarded, '#/webhooks', { token: admin });
+      const { page } = session;
+      await page.getByRole('link', { name: 'audit-hook-101', exact: true }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'audit-hook-1', exact: true }).count(), 0);
+      await page.getByRole('link', { name: 'Next page' }).click();
+      await page.getByRole('link', { name: 'audit-hook-1', exact: true }).waitFor();
+      await session.finish();
+    } finally {
+      await guarded.stop();
+      await guarded.cleanup();
+    }
   });
 
   test('a refused read (a list, an entry\'s history, the change log) shows the refusal, not "Loading…" beside it', async () => {
