@@ -5,8 +5,8 @@
 // marked "changed elsewhere" while a write made elsewhere still is; a 412 because the server
 // was deleted meanwhile says so; a row hard-deleted
 // elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
-// checked (a mapping changed after the preview takes the preview away); webhooks past the
-// first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
+// checked (a mapping changed after the preview takes the preview away); an entry's history
+// past fifty changes and webhooks past the first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -155,6 +155,22 @@ describe('the operator console, as audited', { skip }, () => {
     await assertFocus(page, /^H1# Import servers from CSV/);
     const made = (await server.request('GET', '/en/api/config/servers?q=10.77.1.1')).body.items as { hostname: string }[];
     assert.deepEqual(made.map((one) => one.hostname), ['']);
+    await session.finish();
+  });
+
+  test('an entry\'s history past its newest fifty changes is reached with "older changes"', async () => {
+    const id = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.5.1' } })).body.id as number;
+    for (let index = 1; index <= 55; index++) assert.equal((await server.request('PATCH', `/en/api/config/servers/${id}`, { body: { hostname: `h-${index}` } })).status, 200);
+    const session = await openConsole(server, `#/servers/${id}`);
+    const { page } = session;
+    const changes = page.locator('ol.history > li');
+    await page.getByRole('button', { name: 'Older changes (6 more)' }).waitFor();
+    assert.equal(await changes.count(), 50);
+    await page.getByRole('button', { name: 'Older changes (6 more)' }).click();
+    await page.locator('ol.history > li').nth(55).waitFor();
+    assert.equal(await changes.count(), 56);
+    assert.match(await changes.last().innerText(), /^created/);
+    assert.equal(await page.getByRole('button', { name: /^Older changes/ }).count(), 0);
     await session.finish();
   });
 
