@@ -79,8 +79,27 @@ async function problemOf(response: Response): Promise<Problem> {
   return new Problem(response.status, String(body.code ?? response.status), String(body.detail ?? response.statusText), errors, body);
 }
 
+// The writes this tab sent, by the X-Request-Id it gave them (the service keeps a caller's id
+// and writes it into the change record): the change stream tells them from changes made
+// elsewhere. Made before the request leaves, so a record never arrives before its id is known.
+const sentIds: string[] = [];
+
+/** Whether a change record's request was sent by this tab. */
+export function sentHere(requestId: string): boolean {
+  return sentIds.includes(requestId);
+}
+
+function newRequestId(): string {
+  // getRandomValues, not randomUUID: the console may be served over plain HTTP (not a secure context).
+  const id = `console-${Array.from(crypto.getRandomValues(new Uint8Array(12)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  sentIds.push(id);
+  if (sentIds.length > 200) sentIds.shift();
+  return id;
+}
+
 export async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<Answer<T>> {
   const headers: Record<string, string> = { accept: 'application/json', ...authorization(options.token === undefined ? session.token() : options.token), ...options.headers };
+  if (method !== 'GET') headers['x-request-id'] = newRequestId();
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {

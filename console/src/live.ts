@@ -4,9 +4,9 @@
 // the newest change recorded, found by halving (a few requests of one record each), so that the
 // stream never replays the retained log; it resumes after the last id it saw.
 import { createParser } from 'eventsource-parser';
-import { apiPath, authorization, request, type ChangeRecord } from './api.js';
+import { apiPath, authorization, request, sentHere, type ChangeRecord } from './api.js';
 
-/** `replayed`: a record the page's first reads may already show (see REPLAY). */
+/** `replayed`: a record the page's first reads may already show (see REPLAY), or this tab's own write. */
 type Listener = (record: ChangeRecord, replayed: boolean) => void;
 type StateListener = (live: boolean) => void;
 
@@ -107,7 +107,9 @@ export class LiveFeed {
         if (event.event !== 'change') return;
         const record = JSON.parse(event.data) as ChangeRecord;
         this.lastId = record.id;
-        for (const listener of this.listeners) listener(record, record.id <= this.replayUpTo);
+        // This tab's own writes are applied like replayed records: not "changed elsewhere".
+        const quiet = record.id <= this.replayUpTo || sentHere(record.request_id);
+        for (const listener of this.listeners) listener(record, quiet);
       },
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

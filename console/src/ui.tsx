@@ -20,6 +20,15 @@ export function Heading(props: { children: ComponentChildren }) {
   );
 }
 
+/**
+ * After an action whose button goes away with its answer (a bulk change, a restore from a list,
+ * an import, a secret dismissed): the focus goes to the page's heading, where the keyboard
+ * continues through the page, instead of falling to the document's start.
+ */
+export function focusHeading(): void {
+  document.querySelector<HTMLElement>('main h1')?.focus();
+}
+
 /** A refusal, as the service worded it; 409 REFERENCED links to what still holds the entry. */
 export function ProblemView(props: { problem: unknown }) {
   const { t } = useConsole();
@@ -82,12 +91,18 @@ export function DeleteButton(props: { onDelete: () => Promise<void> | void; labe
   const { t } = useConsole();
   const [asking, setAsking] = useState(false);
   const confirm = useRef<HTMLButtonElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  // The confirm and cancel buttons go away with the question: the focus comes back to Delete
+  // (after a cancel, or a refused delete), not to the page's start.
+  const asked = useRef(false);
   useEffect(() => {
     if (asking) confirm.current?.focus();
+    else if (asked.current) button.current?.focus();
+    asked.current = asking;
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" class="danger" onClick={() => setAsking(true)}>
+      <button type="button" class="danger" ref={button} onClick={() => setAsking(true)}>
         {props.label ?? t.delete}
       </button>
     );

@@ -9,7 +9,7 @@ import { useConsole } from '../context.js';
 import { entryLabel, forget, useLookup } from '../lookups.js';
 import { editableFields, resourceNamed } from '../resources.js';
 import { href } from '../router.js';
-import { Heading, inputValue, ProblemView, Status, TableRegion } from '../ui.js';
+import { focusHeading, Heading, inputValue, ProblemView, Status, TableRegion } from '../ui.js';
 
 const MAX_ROWS = 1000;
 // Columns that name a reference by what people write in a spreadsheet, not by its id.
@@ -117,6 +117,14 @@ export function CsvImport() {
       return { line: index + 2, body, problems };
     });
 
+  // Another mapping makes other entries: the preview (and its button that creates them) goes,
+  // so that what is created is always what the dry run checked.
+  const changeMapping = (column: string, target: string): void => {
+    setMapping({ ...mapping, [column]: target });
+    setRows(undefined);
+    setChecked(undefined);
+  };
+
   const send = async (dryRun: boolean): Promise<void> => {
     setProblem(undefined);
     setStatus('');
@@ -131,6 +139,7 @@ export function CsvImport() {
       setRows(built);
       setChecked('ok');
       if (!dryRun) {
+        focusHeading();
         setCreated(answer.body.items);
         setStatus(t.imported(answer.body.count));
         setRecords([]);
@@ -204,7 +213,7 @@ export function CsvImport() {
             {headers.map((column) => (
               <div class="field" key={column}>
                 <label for={`map-${column}`}>{t.mapTo(column)}</label>
-                <select id={`map-${column}`} value={mapping[column] ?? ''} onChange={(event) => setMapping({ ...mapping, [column]: (event.target as HTMLSelectElement).value })}>
+                <select id={`map-${column}`} value={mapping[column] ?? ''} onChange={(event) => changeMapping(column, (event.target as HTMLSelectElement).value)}>
                   <option value="">{t.ignore}</option>
                   {targets.map(([value, label]) => (
                     <option key={value} value={value}>

@@ -3,8 +3,9 @@
 // between) reads the stored version and shows it beside the user's, field by field; the user
 // chooses, and saves against the new version. A 422 puts each refusal beside its field.
 // Write-only fields (an SSH key's private key) start empty, are sent only when typed, and are
-// dropped from the page's state as soon as the request is sent.
-import { useEffect, useState } from 'preact/hooks';
+// dropped from the page's state once the service accepted them (after a refusal they stay in
+// their field, so that the operator corrects the form without pasting the key again).
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem, request, type Entry } from '../api.js';
 import { useConsole } from '../context.js';
 import { forget, LOOKUP_RESOURCES, useLookup } from '../lookups.js';
@@ -72,6 +73,18 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
   const [busy, setBusy] = useState(false);
   const [conflict, setConflict] = useState<Conflict | undefined>(undefined);
   const name = t.resourceNames[resource.name] ?? resource.name;
+  // The submit button is disabled while a request runs, which drops the keyboard focus: the
+  // answer puts it back where the user has to act (the conflict, the first refused field).
+  const conflictHeading = useRef<HTMLHeadingElement>(null);
+  const entryForm = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (conflict !== undefined) conflictHeading.current?.focus();
+  }, [conflict !== undefined]);
+  useEffect(() => {
+    if (problem === undefined) return;
+    const invalid = entryForm.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    (invalid ?? entryForm.current?.querySelector<HTMLElement>('button[type="submit"]'))?.focus();
+  }, [problem]);
 
   useEffect(() => {
     if (id === undefined) return;
@@ -152,6 +165,7 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
     setLoaded({ entry: conflict.stored, etag: conflict.etag });
     setValues(formOf(fields, conflict.stored));
     setConflict(undefined);
+    entryForm.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
   };
 
   if (id !== undefined && loaded === undefined) {
@@ -170,8 +184,16 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
       <Heading>{id === undefined ? `${name}: ${t.newEntry}` : `${name} #${id}: ${t.edit}`}</Heading>
       {conflict !== undefined && (
         <form class="conflict" onSubmit={resolve} aria-labelledby="conflict-title">
-          <h2 id="conflict-title">{t.conflictTitle}</h2>
+          <h2 id="conflict-title" tabIndex={-1} ref={conflictHeading}>
+            {t.conflictTitle}
+          </h2>
           <p>{t.conflictHelp}</p>
+          {/* is_deleted is read-only, so no row of the table below would show it. */}
+          {conflict.stored.is_deleted === 1 && (
+            <p class="conflict-deleted">
+              <strong>{t.conflictDeleted}</strong>
+            </p>
+          )}
           <TableRegion label={t.conflictTitle}>
             <table>
               <thead>
@@ -227,7 +249,7 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
         </form>
       )}
       <ProblemView problem={problem} />
-      <form class="entry-form" onSubmit={submit} noValidate>
+      <form class="entry-form" onSubmit={submit} noValidate ref={entryForm}>
         {fields.map((field) => (
           <FieldInput
             key={field.name}

@@ -1,7 +1,7 @@
 // One entry: its fields (references by name, linked), edit, delete (and restore for a
 // soft-deleted server), its aliases for a server, and its history. The page follows the
 // change stream: a change made elsewhere shows at once, marked.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { request, type Entry, type ListAnswer } from '../api.js';
 import { useConsole } from '../context.js';
 import { forget, LOOKUP_RESOURCES } from '../lookups.js';
@@ -61,6 +61,15 @@ export function EntryPage(props: { resource: ConsoleResource; id: number }) {
   const [changed, setChanged] = useState(false);
   const [version, setVersion] = useState('');
   const name = t.resourceNames[resource.name] ?? resource.name;
+  // A delete or restore made here swaps the action buttons, which drops the keyboard focus:
+  // it goes to the first action of the entry as it now is (Restore, or Edit).
+  const actions = useRef<HTMLDivElement>(null);
+  const focusActions = useRef(false);
+  useEffect(() => {
+    if (!focusActions.current || entry === undefined || entry === null) return;
+    focusActions.current = false;
+    actions.current?.querySelector<HTMLElement>('a, button')?.focus();
+  }, [entry]);
 
   const load = (): void => {
     request<{ item: Entry }>('GET', `/config/${resource.name}/${id}`)
@@ -95,6 +104,7 @@ export function EntryPage(props: { resource: ConsoleResource; id: number }) {
       await request('DELETE', `/config/${resource.name}/${id}`);
       if (LOOKUP_RESOURCES.includes(resource.name)) forget(resource.name);
       if (resource.softDelete) {
+        focusActions.current = true;
         setStatus(t.deletedDone);
         load();
       } else {
@@ -109,6 +119,7 @@ export function EntryPage(props: { resource: ConsoleResource; id: number }) {
     setProblem(undefined);
     try {
       const answer = await request<{ item: Entry }>('POST', `/config/${resource.name}/${id}/restore`);
+      focusActions.current = true;
       setEntry(answer.body.item);
       setStatus(t.restored);
     } catch (error) {
@@ -148,7 +159,7 @@ export function EntryPage(props: { resource: ConsoleResource; id: number }) {
               </table>
             </TableRegion>
           </div>
-          <div class="buttons">
+          <div class="buttons" ref={actions}>
             {!deleted && (
               <a class="button primary" href={href(`/${resource.name}/${id}/edit`)}>
                 {t.edit}

@@ -60,23 +60,31 @@ function when(at: string, language: string): string {
   return new Date(at).toLocaleString(language === 'fr' ? 'fr-FR' : 'en-GB', { timeZone: 'UTC', timeZoneName: 'short' });
 }
 
+const PAGE = 50;
+
 export function EntryHistory(props: { resource: string; id: number; version: string }) {
   const { t, language } = useConsole();
   const resource = resourceNamed(props.resource)!;
   const lookups = useReferenceLookups(resource);
   const [records, setRecords] = useState<ChangeRecord[] | undefined>(undefined);
+  const [total, setTotal] = useState(0);
   const [problem, setProblem] = useState<unknown>(undefined);
+  // Newest first, a page at a time: "older changes" appends the next page, so that an entry
+  // with a long past shows all of it.
+  const read = (offset: number): Promise<void> =>
+    request<{ items: ChangeRecord[]; total: number }>('GET', `/config/${props.resource}/${props.id}/history?limit=${PAGE}&offset=${offset}`).then((answer) => {
+      setRecords((current) => [...(offset === 0 ? [] : (current ?? [])), ...answer.body.items]);
+      setTotal(answer.body.total);
+    });
   useEffect(() => {
-    request<{ items: ChangeRecord[] }>('GET', `/config/${props.resource}/${props.id}/history?limit=50`)
-      .then((answer) => setRecords(answer.body.items))
-      .catch(setProblem);
+    read(0).catch(setProblem);
   }, [props.resource, props.id, props.version]);
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">{t.history}</h2>
       <ProblemView problem={problem} />
       {records === undefined ? (
-        <p>{t.loading}</p>
+        problem === undefined && <p>{t.loading}</p>
       ) : records.length === 0 ? (
         <p>{t.noChanges}</p>
       ) : (
@@ -91,11 +99,14 @@ export function EntryHistory(props: { resource: string; id: number; version: str
           ))}
         </ol>
       )}
+      {records !== undefined && records.length < total && (
+        <button type="button" onClick={() => read(records.length).catch(setProblem)}>
+          {t.olderChanges(total - records.length)}
+        </button>
+      )}
     </section>
   );
 }
-
-const PAGE = 50;
 
 export function ChangeLog() {
   const { t, language } = useConsole();
@@ -182,7 +193,7 @@ export function ChangeLog() {
       </form>
       <ProblemView problem={problem} />
       {page === undefined ? (
-        <p>{t.loading}</p>
+        problem === undefined && <p>{t.loading}</p>
       ) : page.items.length === 0 ? (
         <p>{t.noChanges}</p>
       ) : (

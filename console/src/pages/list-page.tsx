@@ -10,7 +10,7 @@ import { entryLabel, useLookup } from '../lookups.js';
 import type { ConsoleResource } from '../registry-types.js';
 import { columnFields, sortableFields } from '../resources.js';
 import { href, navigate, useRoute } from '../router.js';
-import { DeleteButton, FieldValue, Heading, ProblemView, Status, TableRegion } from '../ui.js';
+import { DeleteButton, FieldValue, focusHeading, Heading, ProblemView, Status, TableRegion } from '../ui.js';
 import { useChangedMarks, useLive } from '../use-live.js';
 import { useReferenceLookups } from './entry-form.js';
 import { LiveState } from './live-state.js';
@@ -205,6 +205,7 @@ export function ListPage(props: { resource: ConsoleResource }) {
   const restore = async (id: number): Promise<void> => {
     try {
       await request('POST', `/config/${resource.name}/${id}/restore`);
+      focusHeading();
       setStatus(t.restored);
       setReloads((count) => count + 1);
     } catch (error) {
@@ -276,6 +277,7 @@ export function ListPage(props: { resource: ConsoleResource }) {
         <BulkActions
           selected={[...selected]}
           done={(message) => {
+            focusHeading();
             setStatus(message);
             setReloads((count) => count + 1);
           }}
@@ -283,7 +285,9 @@ export function ListPage(props: { resource: ConsoleResource }) {
         />
       )}
       {page === undefined ? (
-        <p>{t.loading}</p>
+        // A refused first read is said by the problem box above; it is not loading any more
+        // (the history and the change log do the same).
+        problem === undefined && <p>{t.loading}</p>
       ) : (
         <>
           <p class="total" aria-live="polite">
@@ -334,10 +338,13 @@ export function ListPage(props: { resource: ConsoleResource }) {
                       <td class="row-actions">
                         {changed && <span class="badge changed-badge">{t.changedElsewhere}</span>}
                         {deleted && <span class="badge">{t.deleted}</span>}
+                        {/* A hard-deleted entry (shown as deleted by the change stream) is gone: no restore, no edit. */}
                         {deleted ? (
-                          <button type="button" onClick={() => restore(item.id)}>
-                            {t.restore} <span class="visually-hidden">#{item.id}</span>
-                          </button>
+                          resource.softDelete && (
+                            <button type="button" onClick={() => restore(item.id)}>
+                              {t.restore} <span class="visually-hidden">#{item.id}</span>
+                            </button>
+                          )
                         ) : (
                           <a href={href(`/${resource.name}/${item.id}/edit`)}>
                             {t.edit} <span class="visually-hidden">#{item.id}</span>

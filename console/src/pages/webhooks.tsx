@@ -6,7 +6,7 @@ import { Problem, request, type ListAnswer } from '../api.js';
 import { useConsole } from '../context.js';
 import { RESOURCES } from '../resources.js';
 import { href, navigate, useRoute } from '../router.js';
-import { DeleteButton, Heading, ProblemView, Status, TableRegion } from '../ui.js';
+import { DeleteButton, focusHeading, Heading, ProblemView, Status, TableRegion } from '../ui.js';
 
 interface Webhook {
   id: number;
@@ -150,11 +150,17 @@ export function WebhookList() {
   const [problem, setProblem] = useState<unknown>(undefined);
   const [secret, setSecret] = useState<string | undefined>(undefined);
   const [reloads, setReloads] = useState(0);
+  // Paged by the list's cursor, like the deliveries: past the first hundred, none is out of reach.
+  const after = useRoute().params.get('after') ?? '';
+  const [next, setNext] = useState<string | null>(null);
   useEffect(() => {
-    request<ListAnswer<Webhook>>('GET', '/webhooks?limit=100')
-      .then((answer) => setHooks(answer.body.items))
+    request<ListAnswer<Webhook>>('GET', `/webhooks?limit=100${after === '' ? '' : `&after=${encodeURIComponent(after)}`}`)
+      .then((answer) => {
+        setHooks(answer.body.items);
+        setNext(answer.body.next ?? null);
+      })
       .catch(setProblem);
-  }, [reloads]);
+  }, [reloads, after]);
   const toggle = async (hook: Webhook): Promise<void> => {
     try {
       await request('PATCH', `/webhooks/${hook.id}`, { body: { enabled: !hook.enabled } });
@@ -167,7 +173,15 @@ export function WebhookList() {
     <section>
       <Heading>{t.webhooksTitle}</Heading>
       <AdminOnly problem={problem} />
-      {secret !== undefined && <SecretOnce secret={secret} dismiss={() => setSecret(undefined)} />}
+      {secret !== undefined && (
+        <SecretOnce
+          secret={secret}
+          dismiss={() => {
+            focusHeading();
+            setSecret(undefined);
+          }}
+        />
+      )}
       {hooks !== undefined && (
         <TableRegion label={t.webhooksTitle}>
           <table class="list webhooks">
@@ -207,6 +221,11 @@ export function WebhookList() {
             </tbody>
           </table>
         </TableRegion>
+      )}
+      {next !== null && (
+        <a class="button" href={href('/webhooks', { after: next })}>
+          {t.next}
+        </a>
       )}
       {!(problem instanceof Problem && problem.status === 403) && (
         <WebhookForm
