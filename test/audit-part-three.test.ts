@@ -51,6 +51,21 @@ describe('audit of part three', () => {
     assert.match(reply.body.detail, /YAML/);
   });
 
+  // The same refusal as a JSON body's (audit of parts one and two): YAML's escapes can name a
+  // lone surrogate too, which would be stored as U+FFFD.
+  test('a YAML document to apply with a lone surrogate escape is refused as malformed; nothing stored', async () => {
+    for (const name of ['audit-lone-\\ud800', 'audit-lone-\\U0000DC00']) {
+      const reply = await server.request('POST', '/en/api/apply', { raw: `tags:\n  - name: "${name}"\n`, headers: { ...admin, 'content-type': 'application/yaml' } });
+      assert.equal(reply.status, 400, reply.text);
+      assert.equal(reply.body.code, 'MALFORMED_JSON');
+      assert.match(reply.body.detail, /surrogate/);
+    }
+    const stored = await server.request('GET', '/en/api/config/tags?q=audit-lone', { headers: admin });
+    assert.equal(stored.body.total, 0, 'nothing stored');
+    const pair = await server.request('POST', '/en/api/apply?dry_run=true', { raw: 'tags:\n  - name: "audit-pair-\\ud83c\\udf89"\n', headers: { ...admin, 'content-type': 'application/yaml' } });
+    assert.equal(pair.status, 200, pair.text);
+  });
+
   test('a stale If-Match on apply is 412 saying the plan changed, not that an entry did; nothing stored', async () => {
     const document = { tags: [{ name: 'audit-412' }] };
     const dry = await server.request('POST', '/en/api/apply?dry_run=true', { body: document, headers: admin });

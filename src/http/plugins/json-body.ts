@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import secureJson from 'secure-json-parse';
 import { apiError } from '../../errors/api-error.js';
 import { inspectJsonText } from '../json-text-inspection.js';
+import { holdsLoneSurrogate } from '../lone-surrogates.js';
 
 /** Far deeper than any body of this API (flat objects), far shallower than a stack. */
 const MAX_DEPTH = 32;
@@ -25,23 +26,8 @@ function parseJson(bytes: Buffer): unknown {
     const forbidden = error instanceof SyntaxError && /forbidden prototype/i.test(error.message);
     throw apiError('MALFORMED_JSON', forbidden ? 'body.forbiddenKey' : 'body.malformed');
   }
-  // An escape such as "\ud800" alone names no character: a database stores U+FFFD in its
-  // place, so the stored value would differ from the one sent and answered. Only a body that
-  // has a surrogate escape at all is walked.
-  if (SURROGATE_ESCAPE.test(text) && !wellFormed(value)) throw apiError('MALFORMED_JSON', 'body.loneSurrogate');
+  if (holdsLoneSurrogate(text, value)) throw apiError('MALFORMED_JSON', 'body.loneSurrogate');
   return value;
-}
-
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-/** With the u flag a pair is one code point: only a surrogate alone matches. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/** Whether every string of a parsed body, keys included, is Unicode text (no lone surrogate). */
-function wellFormed(value: unknown): boolean {
-  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
-  if (Array.isArray(value)) return value.every(wellFormed);
-  if (value !== null && typeof value === 'object') return Object.entries(value).every(([key, item]) => !LONE_SURROGATE.test(key) && wellFormed(item));
-  return true;
 }
 
 export default fp(

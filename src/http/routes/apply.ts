@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { parse } from 'yaml';
 import { apiError } from '../../errors/api-error.js';
+import { holdsLoneSurrogate } from '../lone-surrogates.js';
 import { pipelineRoutes, type PipelineContext } from './endpoint-route.js';
 
 /** The media types of YAML in use (RFC 9512 registered the first). */
@@ -18,12 +19,15 @@ function parseYaml(bytes: Buffer): unknown {
   if (!isUtf8(bytes)) throw apiError('MALFORMED_JSON', 'body.encoding');
   const text = bytes.toString('utf8');
   if (text.trim() === '') throw apiError('MALFORMED_JSON', 'body.yamlEmpty');
+  let value: unknown;
   try {
     // YAML 1.2's core schema (the one JSON is part of): no dates or binaries read from plain text.
-    return parse(text, { schema: 'core', uniqueKeys: true, maxAliasCount: MAX_ALIASES, merge: false, strict: true });
+    value = parse(text, { schema: 'core', uniqueKeys: true, maxAliasCount: MAX_ALIASES, merge: false, strict: true });
   } catch {
     throw apiError('MALFORMED_JSON', 'body.yamlMalformed');
   }
+  if (holdsLoneSurrogate(text, value)) throw apiError('MALFORMED_JSON', 'body.loneSurrogate');
+  return value;
 }
 
 export default async function applyRoutes(app: FastifyInstance, { context, bodyLimit }: { context: PipelineContext; bodyLimit: number }): Promise<void> {
