@@ -1,12 +1,13 @@
 // Webhooks (contract section 16, admin tokens): the list, create (the signing secret shown
 // once, never kept), enable and disable, delete, and one webhook's deliveries with their
-// attempts, redeliver and ping.
+// attempts (webhook-deliveries.tsx), redeliver and ping.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem, request, type ListAnswer } from '../api.js';
 import { useConsole } from '../context.js';
 import { RESOURCES } from '../resources.js';
 import { href, navigate, useRoute } from '../router.js';
 import { DeleteButton, focusHeading, Heading, ProblemView, Status, TableRegion } from '../ui.js';
+import { DeliveryList, type Attempt, type Delivery, type DeliveryPage } from './webhook-deliveries.js';
 
 interface Webhook {
   id: number;
@@ -20,25 +21,7 @@ interface Webhook {
   disabled_reason: string | null;
 }
 
-interface Attempt {
-  at: string;
-  duration_ms: number;
-  status_code: number | null;
-  error: string | null;
-  response: string;
-}
-
-interface Delivery {
-  id: number;
-  change_id: number | null;
-  type: string;
-  status: string;
-  attempts: Attempt[];
-  next_attempt_at: string | null;
-}
-
 const ACTIONS = ['create', 'update', 'delete', 'restore'];
-const STATUSES = ['pending', 'retrying', 'succeeded', 'failed'];
 
 function AdminOnly(props: { problem: unknown }) {
   const { t } = useConsole();
@@ -245,7 +228,7 @@ export function WebhookPage(props: { id: number }) {
   const status = route.params.get('status') ?? '';
   const after = route.params.get('after') ?? '';
   const [hook, setHook] = useState<Webhook | undefined>(undefined);
-  const [deliveries, setDeliveries] = useState<{ items: Delivery[]; next?: string | null } | undefined>(undefined);
+  const [deliveries, setDeliveries] = useState<DeliveryPage | undefined>(undefined);
   const [problem, setProblem] = useState<unknown>(undefined);
   const [message, setMessage] = useState('');
   const [reloads, setReloads] = useState(0);
@@ -257,7 +240,7 @@ export function WebhookPage(props: { id: number }) {
     const search = new URLSearchParams({ limit: '50' });
     if (status !== '') search.set('status', status);
     if (after !== '') search.set('after', after);
-    request<{ items: Delivery[]; next?: string | null }>('GET', `/webhooks/${props.id}/deliveries?${search}`)
+    request<DeliveryPage>('GET', `/webhooks/${props.id}/deliveries?${search}`)
       .then((answer) => setDeliveries(answer.body))
       .catch(setProblem);
   }, [props.id, status, after, reloads]);
@@ -340,78 +323,7 @@ export function WebhookPage(props: { id: number }) {
           </div>
         </>
       )}
-      <h2>{t.deliveries}</h2>
-      <form
-        key={status}
-        class="filters"
-        onSubmit={(event) => {
-          event.preventDefault();
-          navigate(`/webhooks/${props.id}`, { status: String(new FormData(event.target as HTMLFormElement).get('status') ?? '') });
-        }}
-      >
-        <div class="field">
-          <label for="delivery-status">{t.status}</label>
-          <select id="delivery-status" name="status">
-            <option value="">{t.anyStatus}</option>
-            {STATUSES.map((one) => (
-              <option key={one} value={one} selected={one === status}>
-                {one}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="buttons">
-          <button type="submit">{t.apply}</button>
-        </div>
-      </form>
-      {deliveries !== undefined && (
-        <ol class="deliveries">
-          {deliveries.items.length === 0 && <li>{t.noEntries}</li>}
-          {deliveries.items.map((delivery) => (
-            <li key={delivery.id} data-delivery={delivery.id}>
-              <p>
-                <strong>#{delivery.id}</strong> {delivery.type} — {t.status}: <span class={`state-${delivery.status}`}>{delivery.status}</span>
-                {delivery.next_attempt_at !== null && ` — ${t.nextAttempt}: ${delivery.next_attempt_at}`}{' '}
-                <button type="button" onClick={() => redeliver(delivery)}>
-                  {t.redeliver} <span class="visually-hidden">#{delivery.id}</span>
-                </button>
-              </p>
-              <TableRegion label={`${t.attempts} #${delivery.id}`}>
-                <table>
-                  <caption>{t.attempts}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">{t.at}</th>
-                      <th scope="col">{t.status}</th>
-                      <th scope="col">ms</th>
-                      <th scope="col">{t.error}</th>
-                      <th scope="col">{t.response}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {delivery.attempts.map((attempt, index) => (
-                      <tr key={index}>
-                        <td>{attempt.at}</td>
-                        <td>{attempt.status_code ?? '—'}</td>
-                        <td>{t.duration(attempt.duration_ms)}</td>
-                        <td>{attempt.error ?? '—'}</td>
-                        <td>
-                          <code class="wrap">{attempt.response}</code>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableRegion>
-            </li>
-          ))}
-        </ol>
-      )}
-      {deliveries?.next && (
-        <a class="button" href={href(`/webhooks/${props.id}`, { status, after: deliveries.next })}>
-          {t.next}
-        </a>
-      )}
+      <DeliveryList webhookId={props.id} status={status} deliveries={deliveries} redeliver={redeliver} />
     </section>
   );
 }
