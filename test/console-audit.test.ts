@@ -6,7 +6,7 @@
 // was deleted meanwhile says so; a row hard-deleted
 // elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
 // checked (a mapping changed after the preview takes the preview away); an entry's history
-// past fifty changes and webhooks past the first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
+// past fifty changes, a server's aliases and webhooks past the first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -171,6 +171,22 @@ describe('the operator console, as audited', { skip }, () => {
     assert.equal(await changes.count(), 56);
     assert.match(await changes.last().innerText(), /^created/);
     assert.equal(await page.getByRole('button', { name: /^Older changes/ }).count(), 0);
+    await session.finish();
+  });
+
+  test('a server\'s aliases past the first hundred are reached with "more aliases"', async () => {
+    const id = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.6.1' } })).body.id as number;
+    const body = Array.from({ length: 101 }, (_, index) => ({ id_mysql_server: id, dns: `alias-${String(index).padStart(3, '0')}.example`, port: 3306 }));
+    assert.equal((await server.request('POST', '/en/api/config/aliases', { body })).status, 201);
+    const session = await openConsole(server, `#/servers/${id}`);
+    const { page } = session;
+    const aliases = page.getByRole('region', { name: 'Aliases' }).getByRole('listitem');
+    await page.getByRole('button', { name: 'More aliases (1 more)' }).waitFor();
+    assert.equal(await aliases.count(), 100);
+    await page.getByRole('button', { name: 'More aliases (1 more)' }).click();
+    await page.getByRole('link', { name: 'alias-100.example:3306' }).waitFor();
+    assert.equal(await aliases.count(), 101);
+    assert.equal(await page.getByRole('button', { name: /^More aliases/ }).count(), 0);
     await session.finish();
   });
 
