@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { checkAxe, closeConsoleBrowser, openConsole, skipWithoutChromium } from './support/console-browser.js';
 import { serverPerSuite, startServer } from './support/server.js';
 import { BACKEND } from './support/test-database.js';
+import { TEXTS } from '../console/src/texts.js';
 
 const skip = BACKEND !== 'sqlite' ? `the console's audit flows run on SQLite (TEST_DATABASE=${BACKEND})` : skipWithoutChromium;
 
@@ -187,6 +188,22 @@ describe('the operator console, as audited', { skip }, () => {
     await page.getByRole('link', { name: 'alias-100.example:3306' }).waitFor();
     assert.equal(await aliases.count(), 101);
     assert.equal(await page.getByRole('button', { name: /^More aliases/ }).count(), 0);
+    await session.finish();
+  });
+
+  test('French texts put a narrow no-break space before : ; ? !', async () => {
+    // Every French text (functions with sample values), a regular space or none before the mark being the fault;
+    // 'séparés par ;' names the separator and « Nom: valeur » a header's syntax.
+    const texts = Object.values(TEXTS.fr).flatMap((value) => (typeof value === 'string' ? [value] : typeof value === 'function' ? [String((value as (...args: unknown[]) => unknown)(2, 3, true))] : []));
+    const faults = texts.filter((text) => /(^|[^\u202f\u00a0])[:;?!](\s|$)/u.test(text.replace('séparés par ;', '').replace('Nom: valeur', '')));
+    assert.deepEqual(faults, []);
+    const session = await openConsole(server, '#/servers/new', { lang: 'fr', expectedStatuses: [422] });
+    const { page } = session;
+    await page.getByText('par défaut\u202f: 3306').waitFor();
+    await page.getByLabel('ip', { exact: true }).fill('10.77.7.1');
+    await page.getByLabel('port', { exact: true }).fill('99999');
+    await page.getByLabel('port', { exact: true }).press('Enter');
+    await page.getByRole('alert').getByText('(422 VALIDATION_FAILED)\u202f:', { exact: false }).first().waitFor();
     await session.finish();
   });
 

@@ -41,7 +41,7 @@ export function ProblemView(props: { problem: unknown }) {
   return (
     <div class="problem" role="alert">
       <p>
-        <strong>{t.problem}</strong> ({problem.status} {problem.code}): {problem.detail}
+        <strong>{t.problem}</strong> ({problem.status} {problem.code}){t.colon} {problem.detail}
       </p>
       {problem.errors.length > 0 && (
         <ul>
