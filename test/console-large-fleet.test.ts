@@ -1,7 +1,8 @@
 // The console with more clients and tags than the first page of choices it reads (1,000, the
 // bench's own seed): a reference beyond that page is named, not shown as `#id`, and every
 // client and tag is reachable in the server form, the list's filters and the bulk tag choice,
-// by a text input whose suggestions come from the API's `q` search (reference-picker.tsx).
+// by a text input whose suggestions come from the API's `q` search (reference-picker.tsx); the
+// CSV import finds them by name (csv-names.ts).
 // SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
@@ -36,7 +37,7 @@ describe('the operator console with more than 1,000 clients and tags', { skip },
     const id = await create('servers', { ip: '10.78.0.1', hostname: 'far-1', id_client: far, tags: [farTag] });
 
     const session = await openConsole(server, `#/servers/${id}`);
-    const { page } = session;
+    let { page } = session;
     await page.locator('tr[data-field="id_client"]').getByRole('link', { name: 'zz-far-client' }).waitFor();
     await page.locator('tr[data-field="tags"]').getByRole('link', { name: 'zz-far-tag' }).waitFor();
 
@@ -71,6 +72,21 @@ describe('the operator console with more than 1,000 clients and tags', { skip },
     await page.waitForURL(new RegExp(`id_client=${other}.*tag=${otherTag}|tag=${otherTag}.*id_client=${other}`));
     await page.locator('td[data-field="hostname"]', { hasText: 'far-1' }).waitFor();
     assert.equal(await page.locator('#filter-client').inputValue(), `zz-far-second #${other}`);
+
     await session.finish();
+
+    // The CSV import finds a client and tags by name past the first 1,000 (a new tab: none of them read by id yet).
+    const importing = await openConsole(server, '#/import');
+    page = importing.page;
+    await page.getByLabel('CSV text').fill('ip,client,tags\n10.78.0.2,ZZ-FAR-CLIENT,zz-far-tag;zz-far-tag-two\n');
+    await page.getByRole('button', { name: 'Read the CSV' }).click();
+    await page.getByLabel('Column “tags” goes to').selectOption({ label: 'tags (names, separated by ;)' });
+    await page.getByRole('button', { name: 'Check (dry run)' }).click();
+    await page.getByRole('button', { name: 'Create these 1 servers' }).click();
+    await page.getByText('1 servers created.').waitFor();
+    const imported = (await server.request('GET', '/en/api/config/servers?q=10.78.0.2')).body.items[0];
+    assert.equal(imported.id_client, far);
+    assert.deepEqual(imported.tags, [farTag, otherTag].sort((a, b) => a - b));
+    await importing.finish();
   });
 });
