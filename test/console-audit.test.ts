@@ -6,13 +6,14 @@
 // was deleted meanwhile says so; a row hard-deleted
 // elsewhere offers neither Restore nor Edit; a CSV import creates only what its dry run
 // checked (a mapping changed after the preview takes the preview away); an entry's history
-// past fifty changes and webhooks past the first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
+// past fifty changes, a server's aliases and webhooks past the first hundred are reachable; a refused read does not also say "Loading…". SQLite only, like console.test.ts.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { checkAxe, closeConsoleBrowser, openConsole, skipWithoutChromium } from './support/console-browser.js';
 import { serverPerSuite, startServer } from './support/server.js';
 import { BACKEND } from './support/test-database.js';
+import { TEXTS } from '../console/src/texts.js';
 
 const skip = BACKEND !== 'sqlite' ? `the console's audit flows run on SQLite (TEST_DATABASE=${BACKEND})` : skipWithoutChromium;
 
@@ -174,6 +175,38 @@ describe('the operator console, as audited', { skip }, () => {
     await session.finish();
   });
 
+  test('a server\'s aliases past the first hundred are reached with "more aliases"', async () => {
+    const id = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.6.1' } })).body.id as number;
+    const body = Array.from({ length: 101 }, (_, index) => ({ id_mysql_server: id, dns: `alias-${String(index).padStart(3, '0')}.example`, port: 3306 }));
+    assert.equal((await server.request('POST', '/en/api/config/aliases', { body })).status, 201);
+    const session = await openConsole(server, `#/servers/${id}`);
+    const { page } = session;
+    const aliases = page.getByRole('region', { name: 'Aliases' }).getByRole('listitem');
+    await page.getByRole('button', { name: 'More aliases (1 more)' }).waitFor();
+    assert.equal(await aliases.count(), 100);
+    await page.getByRole('button', { name: 'More aliases (1 more)' }).click();
+    await page.getByRole('link', { name: 'alias-100.example:3306' }).waitFor();
+    assert.equal(await aliases.count(), 101);
+    assert.equal(await page.getByRole('button', { name: /^More aliases/ }).count(), 0);
+    await session.finish();
+  });
+
+  test('French texts put a narrow no-break space before : ; ? !', async () => {
+    // Every French text (functions with sample values), a regular space or none before the mark being the fault;
+    // 'séparés par ;' names the separator and « Nom: valeur » a header's syntax.
+    const texts = Object.values(TEXTS.fr).flatMap((value) => (typeof value === 'string' ? [value] : typeof value === 'function' ? [String((value as (...args: unknown[]) => unknown)(2, 3, true))] : []));
+    const faults = texts.filter((text) => /(^|[^\u202f\u00a0])[:;?!](\s|$)/u.test(text.replace('séparés par ;', '').replace('Nom: valeur', '')));
+    assert.deepEqual(faults, []);
+    const session = await openConsole(server, '#/servers/new', { lang: 'fr', expectedStatuses: [422] });
+    const { page } = session;
+    await page.getByText('par défaut\u202f: 3306').waitFor();
+    await page.getByLabel('ip', { exact: true }).fill('10.77.7.1');
+    await page.getByLabel('port', { exact: true }).fill('99999');
+    await page.getByLabel('port', { exact: true }).press('Enter');
+    await page.getByRole('alert').getByText('(422 VALIDATION_FAILED)\u202f:', { exact: false }).first().waitFor();
+    await session.finish();
+  });
+
   test('webhooks past the first hundred are reached by the list\'s next page', async () => {
     const admin = 'console-audit-admin-0123456789';
     const guarded = await startServer({ env: { API_TOKENS: `ops=admin:${admin}`, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
@@ -202,10 +235,17 @@ describe('the operator console, as audited', { skip }, () => {
     await page.getByRole('alert').getByText(/400 BAD_QUERY/).waitFor();
     assert.equal(await page.getByText('Loading…').count(), 0);
     await checkAxe(page, 'a refused list read');
-    // An entry that never existed: its page and its history each say 404, neither still loads.
+    // An entry that never existed: its page says 404 once (not again for its history), nothing still loads.
     await page.goto(`${server.url}/en/console/#/servers/99999`);
-    await page.getByRole('region', { name: 'History' }).getByRole('alert').waitFor();
+    await page.getByRole('alert').getByText(/404/).first().waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByText(/404/).count(), 1);
     assert.equal(await page.getByText('Loading…').count(), 0);
+    // A hard-deleted entry keeps its history below its 404.
+    const gone = (await server.request('POST', '/en/api/config/tags', { body: { name: 'audit-gone-tag' } })).body.id as number;
+    assert.equal((await server.request('DELETE', `/en/api/config/tags/${gone}`)).status, 200);
+    await page.goto(`${server.url}/en/console/#/tags/${gone}`);
+    await page.getByRole('region', { name: 'History' }).getByText(/^deleted/).waitFor();
     await page.goto(`${server.url}/en/console/#/changes?since=-1`);
     await page.getByRole('alert').first().waitFor();
     assert.equal(await page.getByText('Loading…').count(), 0);

@@ -1,6 +1,8 @@
-// The small resources that servers and other entries point at (clients, environments, tags,
-// SSH keys), read once (one page of up to 1,000, by name) to name references and fill the
-// choices of filters and forms, and read again after a change to them.
+// The resources that servers and other entries point at (clients, environments, tags, SSH
+// keys), read once (one page of up to 1,000, by name) to name references and fill the choices
+// of filters and forms, and read again after a change to them. A fleet with more has its
+// first page marked incomplete: its choices are then searched with `q` as the operator types
+// (reference-picker.tsx), and a reference not in the first page is named by reading it by id.
 import { useEffect, useState } from 'preact/hooks';
 import { request, type Entry, type ListAnswer } from './api.js';
 
@@ -24,32 +26,75 @@ export function entryLabel(resource: string, entry: Entry | undefined, id?: unkn
   return field === undefined ? `#${entry.id}` : String(entry[field]);
 }
 
-/** The resources small enough to read whole for a choice (at most 1,000 entries shown). */
+/** The resources read for naming references and for choices. */
 export const LOOKUP_RESOURCES = ['clients', 'environments', 'tags', 'ssh-keys'];
 
-const cache = new Map<string, Promise<Entry[]>>();
+/** The entries known of a resource: its first page, and those read by id since. */
+export class Lookup extends Map<number, Entry> {
+  /** The first page has arrived (before, a missing name is not yet worth a read by id). */
+  loaded = false;
+  /** The first page held every entry: choices can be listed whole. */
+  complete = true;
+}
+
+/** The order choices are listed and searched in. */
+export function lookupSort(resource: string): string {
+  return LABEL_FIELD[resource] === 'fingerprint' ? 'id' : (LABEL_FIELD[resource] ?? 'id');
+}
+
+interface FirstPage {
+  readonly items: Entry[];
+  readonly complete: boolean;
+}
+
+const cache = new Map<string, Promise<FirstPage>>();
+const byId = new Map<string, Map<number, Entry>>();
+const reading = new Set<string>();
 const listeners = new Set<() => void>();
 
-export function lookup(resource: string): Promise<Entry[]> {
+function notify(): void {
+  for (const listener of listeners) listener();
+}
+
+export function lookup(resource: string): Promise<FirstPage> {
   let entries = cache.get(resource);
   if (entries === undefined) {
-    const sort = LABEL_FIELD[resource] === 'fingerprint' ? 'id' : (LABEL_FIELD[resource] ?? 'id');
-    entries = request<ListAnswer<Entry>>('GET', `/config/${resource}?limit=1000&sort=${sort}`).then((answer) => answer.body.items);
+    entries = request<ListAnswer<Entry>>('GET', `/config/${resource}?limit=1000&sort=${lookupSort(resource)}`).then((answer) => ({
+      items: answer.body.items,
+      complete: answer.body.next === null || answer.body.next === undefined,
+    }));
     entries.catch(() => cache.delete(resource));
     cache.set(resource, entries);
   }
   return entries;
 }
 
-/** Read `resource` again when next asked (after a change to it). */
-export function forget(resource: string): void {
-  if (!cache.has(resource)) return;
-  cache.delete(resource);
-  for (const listener of listeners) listener();
+/** Reads one entry by id to name it (once; a refused read leaves it shown as `#id`). */
+export function readName(resource: string, id: number): void {
+  const key = `${resource}/${id}`;
+  if (!LOOKUP_RESOURCES.includes(resource) || !Number.isInteger(id) || reading.has(key)) return;
+  reading.add(key);
+  request<{ item: Entry }>('GET', `/config/${resource}/${id}`)
+    .then((answer) => {
+      let known = byId.get(resource);
+      if (known === undefined) byId.set(resource, (known = new Map()));
+      known.set(id, answer.body.item);
+      notify();
+    })
+    .catch(() => undefined);
 }
 
-export function useLookup(resource: string | undefined): Map<number, Entry> {
-  const [entries, setEntries] = useState<Map<number, Entry>>(new Map());
+/** Read `resource` again when next asked (after a change to it). */
+export function forget(resource: string): void {
+  if (!cache.has(resource) && !byId.has(resource)) return;
+  cache.delete(resource);
+  byId.delete(resource);
+  for (const key of [...reading]) if (key.startsWith(`${resource}/`)) reading.delete(key);
+  notify();
+}
+
+export function useLookup(resource: string | undefined): Lookup {
+  const [entries, setEntries] = useState<Lookup>(() => new Lookup());
   const [generation, setGeneration] = useState(0);
   useEffect(() => {
     const changed = (): void => setGeneration((value) => value + 1);
@@ -60,7 +105,14 @@ export function useLookup(resource: string | undefined): Map<number, Entry> {
     if (resource === undefined || !LOOKUP_RESOURCES.includes(resource)) return;
     let current = true;
     lookup(resource)
-      .then((items) => current && setEntries(new Map(items.map((item) => [item.id, item]))))
+      .then((page) => {
+        if (!current) return;
+        const next = new Lookup(page.items.map((item) => [item.id, item]));
+        for (const [id, entry] of byId.get(resource) ?? []) if (!next.has(id)) next.set(id, entry);
+        next.loaded = true;
+        next.complete = page.complete;
+        setEntries(next);
+      })
       .catch(() => undefined);
     return () => {
       current = false;

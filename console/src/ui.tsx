@@ -5,7 +5,8 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem, type Entry } from './api.js';
 import { useConsole } from './context.js';
-import { entryLabel } from './lookups.js';
+import { entryLabel, Lookup, readName } from './lookups.js';
+import { ReferencePicker, ReferencesPicker } from './reference-picker.js';
 import type { ConsoleField } from './registry-types.js';
 import { href } from './router.js';
 
@@ -40,7 +41,7 @@ export function ProblemView(props: { problem: unknown }) {
   return (
     <div class="problem" role="alert">
       <p>
-        <strong>{t.problem}</strong> ({problem.status} {problem.code}): {problem.detail}
+        <strong>{t.problem}</strong> ({problem.status} {problem.code}){t.colon} {problem.detail}
       </p>
       {problem.errors.length > 0 && (
         <ul>
@@ -134,11 +135,14 @@ export function FieldValue(props: { field: ConsoleField; value: unknown; lookups
   if (value === null || value === undefined || value === '') return <span class="muted">—</span>;
   if (field.kind === 'boolean') return <>{t.yesNo(value === true || value === 1)}</>;
   if (field.kind === 'reference' && field.references !== undefined) {
-    const target = props.lookups.get(field.references)?.get(value as number);
+    const known = props.lookups.get(field.references);
+    const target = known?.get(value as number);
+    if (target === undefined && known instanceof Lookup && known.loaded) readName(field.references, value as number);
     return <a href={href(`/${field.references}/${String(value)}`)}>{entryLabel(field.references, target, value)}</a>;
   }
   if (field.kind === 'references' && Array.isArray(value) && field.references !== undefined) {
     const targets = props.lookups.get(field.references);
+    if (targets instanceof Lookup && targets.loaded) for (const id of value as number[]) if (!targets.has(id)) readName(field.references, id);
     return (
       <span class="chips">
         {value.map((id: number) => (
@@ -202,6 +206,10 @@ export function FieldInput(props: {
         ))}
       </select>
     );
+  } else if (field.kind === 'reference' && choices instanceof Lookup && !choices.complete) {
+    input = <ReferencePicker resource={field.references!} id={id} value={value as string} onChange={props.onChange} known={choices} required={required} describedBy={describedBy} invalid={props.error !== undefined} />;
+  } else if (field.kind === 'references' && choices instanceof Lookup && !choices.complete) {
+    input = <ReferencesPicker resource={field.references!} id={id} label={field.name} value={value as string[]} onChange={props.onChange} known={choices} describedBy={describedBy} />;
   } else if (field.kind === 'reference' && choices !== undefined) {
     input = (
       <select {...common} required={required} value={value as string} onChange={(event) => props.onChange((event.target as HTMLSelectElement).value)}>

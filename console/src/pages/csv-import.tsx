@@ -10,6 +10,7 @@ import { entryLabel, forget, useLookup } from '../lookups.js';
 import { editableFields, resourceNamed } from '../resources.js';
 import { href } from '../router.js';
 import { focusHeading, Heading, inputValue, ProblemView, Status, TableRegion } from '../ui.js';
+import { clientNamed, environmentNamed, tagNamed, withNamed } from './csv-names.js';
 
 const MAX_ROWS = 1000;
 // Columns that name a reference by what people write in a spreadsheet, not by its id.
@@ -84,7 +85,7 @@ export function CsvImport() {
   };
 
   /** The POST body of each row, and what is wrong with it before the service is asked. */
-  const build = (): Row[] =>
+  const build = (clients: Map<number, Entry>, environments: Map<number, Entry>, tags: Map<number, Entry>): Row[] =>
     records.map((record, index) => {
       const body: Record<string, unknown> = {};
       const problems: string[] = [];
@@ -92,17 +93,17 @@ export function CsvImport() {
         const raw = (record[column] ?? '').trim();
         if (target === '' || raw === '') continue;
         if (target === BY_NAME.client) {
-          const client = [...clients.values()].find((one) => String(one.libelle).toLowerCase() === raw.toLowerCase());
+          const client = [...clients.values()].find((one) => clientNamed(one, raw));
           if (client === undefined) problems.push(t.unknownName(t.client, raw));
           else body.id_client = client.id;
         } else if (target === BY_NAME.environment) {
-          const environment = [...environments.values()].find((one) => String(one.key) === raw || String(one.libelle).toLowerCase() === raw.toLowerCase());
+          const environment = [...environments.values()].find((one) => environmentNamed(one, raw));
           if (environment === undefined) problems.push(t.unknownName(t.environment, raw));
           else body.id_environment = environment.id;
         } else if (target === BY_NAME.tags) {
           const ids: number[] = [];
           for (const tagName of raw.split(/[;|]/).map((one) => one.trim()).filter(Boolean)) {
-            const tag = [...tags.values()].find((one) => String(one.name) === tagName);
+            const tag = [...tags.values()].find((one) => tagNamed(one, tagName));
             if (tag === undefined) problems.push(t.unknownName(t.tag, tagName));
             else ids.push(tag.id);
           }
@@ -125,10 +126,30 @@ export function CsvImport() {
     setChecked(undefined);
   };
 
+  /** The names the mapped columns hold, of each kind. */
+  const namesIn = (target: string, split: boolean): string[] =>
+    Object.entries(mapping)
+      .filter(([, to]) => to === target)
+      .flatMap(([column]) => records.map((record) => (record[column] ?? '').trim()))
+      .flatMap((raw) => (split ? raw.split(/[;|]/).map((one) => one.trim()) : [raw]))
+      .filter(Boolean);
+  const namedInRows = (): Promise<[Map<number, Entry>, Map<number, Entry>, Map<number, Entry>]> =>
+    Promise.all([
+      withNamed('clients', clients, namesIn(BY_NAME.client, false), clientNamed),
+      withNamed('environments', environments, namesIn(BY_NAME.environment, false), environmentNamed),
+      withNamed('tags', tags, namesIn(BY_NAME.tags, true), tagNamed),
+    ]);
+
   const send = async (dryRun: boolean): Promise<void> => {
     setProblem(undefined);
     setStatus('');
-    const built = build();
+    let built: Row[];
+    try {
+      built = build(...(await namedInRows()));
+    } catch (error) {
+      setProblem(error);
+      return;
+    }
     if (built.some((row) => row.problems.length > 0)) {
       setRows(built);
       setChecked('refused');

@@ -217,7 +217,7 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
                             checked={conflict.keepMine[field.name] === true}
                             onChange={() => setConflict({ ...conflict, keepMine: { ...conflict.keepMine, [field.name]: true } })}
                           />{' '}
-                          <span class="visually-hidden">{t.keepYours}: </span>
+                          <span class="visually-hidden">{t.keepYours}{t.colon} </span>
                           <FieldValue field={field} value={inputValue(field, values[field.name]!)} lookups={lookups} />
                         </label>
                       </td>
@@ -229,7 +229,7 @@ export function EntryForm(props: { resource: ConsoleResource; id?: number }) {
                             checked={conflict.keepMine[field.name] === false}
                             onChange={() => setConflict({ ...conflict, keepMine: { ...conflict.keepMine, [field.name]: false } })}
                           />{' '}
-                          <span class="visually-hidden">{t.keepStored}: </span>
+                          <span class="visually-hidden">{t.keepStored}{t.colon} </span>
                           <FieldValue field={field} value={conflict.stored[field.name]} lookups={lookups} />
                         </label>
                       </td>

@@ -2,7 +2,7 @@
 // soft-deleted server), its aliases for a server, and its history. The page follows the
 // change stream: a change made elsewhere shows at once, marked.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { request, type Entry, type ListAnswer } from '../api.js';
+import { request, type Entry } from '../api.js';
 import { useConsole } from '../context.js';
 import { forget, LOOKUP_RESOURCES } from '../lookups.js';
 import type { ConsoleResource } from '../registry-types.js';
@@ -13,39 +13,7 @@ import { useLive } from '../use-live.js';
 import { useReferenceLookups } from './entry-form.js';
 import { EntryHistory } from './history.js';
 import { LiveState } from './live-state.js';
-
-function ServerAliases(props: { id: number; version: string }) {
-  const { t } = useConsole();
-  const [aliases, setAliases] = useState<Entry[] | undefined>(undefined);
-  useEffect(() => {
-    request<ListAnswer<Entry>>('GET', `/config/aliases?id_mysql_server=${props.id}&limit=100&sort=dns`)
-      .then((answer) => setAliases(answer.body.items))
-      .catch(() => setAliases([]));
-  }, [props.id, props.version]);
-  return (
-    <section aria-labelledby="aliases-title">
-      <h2 id="aliases-title">{t.aliases}</h2>
-      {aliases === undefined ? (
-        <p>{t.loading}</p>
-      ) : aliases.length === 0 ? (
-        <p>{t.noEntries}</p>
-      ) : (
-        <ul>
-          {aliases.map((alias) => (
-            <li key={alias.id}>
-              <a href={href(`/aliases/${alias.id}`)}>
-                {String(alias.dns)}:{String(alias.port)}
-              </a>
-            </li>
-          ))}
-        </ul>
-      )}
-      <a class="button" href={href('/aliases/new')}>
-        {t.newEntry}
-      </a>
-    </section>
-  );
-}
+import { ServerAliases } from './server-aliases.js';
 
 export function EntryPage(props: { resource: ConsoleResource; id: number }) {
   const { t } = useConsole();

@@ -1,7 +1,7 @@
 // An entry's history as a readable diff (who, when, which fields from what to what), and the
 // global change log with its filters (contract section 13).
 import { useEffect, useState } from 'preact/hooks';
-import { request, type ChangeRecord, type Entry } from '../api.js';
+import { Problem, request, type ChangeRecord, type Entry } from '../api.js';
 import { useConsole } from '../context.js';
 import type { ConsoleField } from '../registry-types.js';
 import { RESOURCES, resourceNamed, same } from '../resources.js';
@@ -79,6 +79,9 @@ export function EntryHistory(props: { resource: string; id: number; version: str
   useEffect(() => {
     read(0).catch(setProblem);
   }, [props.resource, props.id, props.version]);
+  // An entry that never existed has no history: the entry's own read already says 404 on its
+  // page, once (a hard-deleted entry keeps its history, read with a 200).
+  if (problem instanceof Problem && problem.status === 404) return null;
   return (
     <section aria-labelledby="history-title">
       <h2 id="history-title">{t.history}</h2>

@@ -6,7 +6,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { request, type Entry, type ListAnswer } from '../api.js';
 import { useConsole } from '../context.js';
-import { entryLabel, useLookup } from '../lookups.js';
 import type { ConsoleResource } from '../registry-types.js';
 import { columnFields, sortableFields } from '../resources.js';
 import { href, navigate, useRoute } from '../router.js';
@@ -14,113 +13,10 @@ import { DeleteButton, FieldValue, focusHeading, Heading, ProblemView, Status, T
 import { useChangedMarks, useLive } from '../use-live.js';
 import { useReferenceLookups } from './entry-form.js';
 import { LiveState } from './live-state.js';
+import { BulkActions, ServerFilters } from './server-filters.js';
 
 const LIMITS = ['25', '50', '100', '200'];
 const SERVER_FILTERS = ['id_client', 'id_environment', 'tag', 'is_monitored', 'include_deleted'];
-
-function ServerFilters(props: { params: URLSearchParams }) {
-  const { t } = useConsole();
-  const clients = useLookup('clients');
-  const environments = useLookup('environments');
-  const tags = useLookup('tags');
-  const chosenTags = new Set(props.params.getAll('tag'));
-  const value = (name: string): string => props.params.get(name) ?? '';
-  return (
-    <>
-      <div class="field">
-        <label for="filter-client">{t.client}</label>
-        <select id="filter-client" name="id_client">
-          <option value="">{t.anyValue}</option>
-          {[...clients.values()].map((client) => (
-            <option key={client.id} value={String(client.id)} selected={value('id_client') === String(client.id)}>
-              {entryLabel('clients', client)}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="filter-environment">{t.environment}</label>
-        <select id="filter-environment" name="id_environment">
-          <option value="">{t.anyValue}</option>
-          {[...environments.values()].map((environment) => (
-            <option key={environment.id} value={String(environment.id)} selected={value('id_environment') === String(environment.id)}>
-              {entryLabel('environments', environment)}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="filter-monitored">{t.monitored}</label>
-        <select id="filter-monitored" name="is_monitored">
-          <option value="">{t.anyValue}</option>
-          <option value="true" selected={value('is_monitored') === 'true'}>
-            {t.yes}
-          </option>
-          <option value="false" selected={value('is_monitored') === 'false'}>
-            {t.no}
-          </option>
-        </select>
-      </div>
-      <fieldset class="field tag-filter">
-        <legend>{t.tag}</legend>
-        {[...tags.values()].map((tag) => (
-          <label key={tag.id} class="choice">
-            <input type="checkbox" name="tag" value={String(tag.id)} defaultChecked={chosenTags.has(String(tag.id))} /> {String(tag.name)}
-          </label>
-        ))}
-      </fieldset>
-      <div class="field check">
-        <input id="filter-deleted" type="checkbox" name="include_deleted" value="true" defaultChecked={value('include_deleted') === 'true'} />
-        <label for="filter-deleted">{t.includeDeleted}</label>
-      </div>
-    </>
-  );
-}
-
-function BulkActions(props: { selected: number[]; done: (message: string) => void; failed: (problem: unknown) => void }) {
-  const { t } = useConsole();
-  const tags = useLookup('tags');
-  const [tag, setTag] = useState('');
-  const count = props.selected.length;
-  const changeTags = async (change: 'add_tags' | 'remove_tags'): Promise<void> => {
-    if (tag === '') return;
-    try {
-      const answer = await request<{ count: number }>('PATCH', '/config/servers', { body: props.selected.map((id) => ({ id, [change]: [Number(tag)] })) });
-      props.done(t.bulkDone(answer.body.count));
-    } catch (error) {
-      props.failed(error);
-    }
-  };
-  const remove = async (): Promise<void> => {
-    try {
-      const answer = await request<{ count: number }>('DELETE', `/config/servers?id=${props.selected.join(',')}`);
-      props.done(t.bulkDone(answer.body.count));
-    } catch (error) {
-      props.failed(error);
-    }
-  };
-  return (
-    <div class="bulk" role="group" aria-label={t.selected(count)}>
-      <span>{t.selected(count)}</span>
-      <label for="bulk-tag">{t.tagToChange}</label>
-      <select id="bulk-tag" value={tag} onChange={(event) => setTag((event.target as HTMLSelectElement).value)}>
-        <option value="">—</option>
-        {[...tags.values()].map((one) => (
-          <option key={one.id} value={String(one.id)}>
-            {String(one.name)}
-          </option>
-        ))}
-      </select>
-      <button type="button" disabled={count === 0 || tag === ''} onClick={() => changeTags('add_tags')}>
-        {t.addTag}
-      </button>
-      <button type="button" disabled={count === 0 || tag === ''} onClick={() => changeTags('remove_tags')}>
-        {t.removeTag}
-      </button>
-      {count > 0 && <DeleteButton label={t.deleteSelected} onDelete={remove} />}
-    </div>
-  );
-}
 
 export function ListPage(props: { resource: ConsoleResource }) {
   const { t, language } = useConsole();

@@ -30,7 +30,7 @@ export function SignIn(props: { reason: string | undefined; signedIn: () => void
       <Heading>{t.signInTitle}</Heading>
       {refusal !== undefined && refusal !== '' && (
         <div class="problem" role="alert">
-          <strong>{t.signInRefused}:</strong> {refusal}
+          <strong>{t.signInRefused}{t.colon}</strong> {refusal}
         </div>
       )}
       <form onSubmit={submit}>
