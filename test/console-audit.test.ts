@@ -172,6 +172,11 @@ describe('the operator console, as audited', { skip }, () => {
     assert.equal(await changes.count(), 56);
     assert.match(await changes.last().innerText(), /^created/);
     assert.equal(await page.getByRole('button', { name: /^Older changes/ }).count(), 0);
+    // A change made elsewhere reads the history again: as many as were shown, the older ones kept.
+    assert.equal((await server.request('PATCH', `/en/api/config/servers/${id}`, { body: { hostname: 'h-elsewhere' } })).status, 200);
+    await page.locator('ol.history > li').nth(56).waitFor();
+    assert.equal(await changes.count(), 57);
+    assert.match(await changes.last().innerText(), /^created/);
     await session.finish();
   });
 

@@ -64,8 +64,8 @@ export function DeliveryList(props: { webhookId: number; status: string; deliver
           {props.deliveries.items.map((delivery) => (
             <li key={delivery.id} data-delivery={delivery.id}>
               <p>
-                <strong>#{delivery.id}</strong> {delivery.type} — {t.status}: <span class={`state-${delivery.status}`}>{delivery.status}</span>
-                {delivery.next_attempt_at !== null && ` — ${t.nextAttempt}: ${delivery.next_attempt_at}`}{' '}
+                <strong>#{delivery.id}</strong> {delivery.type} — {t.status}{t.colon} <span class={`state-${delivery.status}`}>{delivery.status}</span>
+                {delivery.next_attempt_at !== null && ` — ${t.nextAttempt}${t.colon} ${delivery.next_attempt_at}`}{' '}
                 <button type="button" onClick={() => props.redeliver(delivery)}>
                   {t.redeliver} <span class="visually-hidden">#{delivery.id}</span>
                 </button>
