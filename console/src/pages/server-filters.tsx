@@ -4,9 +4,31 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { useConsole } from '../context.js';
-import { entryLabel, useLookup } from '../lookups.js';
+import { entryLabel, useLookup, type Lookup } from '../lookups.js';
 import { ReferencePicker, ReferencesPicker } from '../reference-picker.js';
 import { DeleteButton } from '../ui.js';
+
+/** A filter by one reference: a select while every choice is known, else a picker fed by `q`. */
+function ReferenceFilter(props: { resource: string; id: string; name: string; label: string; chosen: string; known: Lookup }) {
+  const { t } = useConsole();
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.known.complete ? (
+        <select id={props.id} name={props.name}>
+          <option value="">{t.anyValue}</option>
+          {[...props.known.values()].map((entry) => (
+            <option key={entry.id} value={String(entry.id)} selected={props.chosen === String(entry.id)}>
+              {entryLabel(props.resource, entry)}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <ReferencePicker resource={props.resource} id={props.id} name={props.name} value={props.chosen} known={props.known} />
+      )}
+    </div>
+  );
+}
 
 export function ServerFilters(props: { params: URLSearchParams }) {
   const { t } = useConsole();
@@ -18,36 +40,8 @@ export function ServerFilters(props: { params: URLSearchParams }) {
   const value = (name: string): string => props.params.get(name) ?? '';
   return (
     <>
-      <div class="field">
-        <label for="filter-client">{t.client}</label>
-        {clients.complete ? (
-          <select id="filter-client" name="id_client">
-            <option value="">{t.anyValue}</option>
-            {[...clients.values()].map((client) => (
-              <option key={client.id} value={String(client.id)} selected={value('id_client') === String(client.id)}>
-                {entryLabel('clients', client)}
-              </option>
-            ))}
-          </select>
-        ) : (
-          <ReferencePicker resource="clients" id="filter-client" name="id_client" value={value('id_client')} known={clients} />
-        )}
-      </div>
-      <div class="field">
-        <label for="filter-environment">{t.environment}</label>
-        {environments.complete ? (
-          <select id="filter-environment" name="id_environment">
-            <option value="">{t.anyValue}</option>
-            {[...environments.values()].map((environment) => (
-              <option key={environment.id} value={String(environment.id)} selected={value('id_environment') === String(environment.id)}>
-                {entryLabel('environments', environment)}
-              </option>
-            ))}
-          </select>
-        ) : (
-          <ReferencePicker resource="environments" id="filter-environment" name="id_environment" value={value('id_environment')} known={environments} />
-        )}
-      </div>
+      <ReferenceFilter resource="clients" id="filter-client" name="id_client" label={t.client} chosen={value('id_client')} known={clients} />
+      <ReferenceFilter resource="environments" id="filter-environment" name="id_environment" label={t.environment} chosen={value('id_environment')} known={environments} />
       <div class="field">
         <label for="filter-monitored">{t.monitored}</label>
         <select id="filter-monitored" name="is_monitored">
