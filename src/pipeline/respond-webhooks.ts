@@ -2,19 +2,14 @@
 // the signing secret, shown once: no cache may keep those answers. A dry run shows no secret:
 // the one made for its checks is rolled back with the rest, and a secret shown but never
 // stored would sign nothing (docs/webhooks.md).
-import { entityTag, entityTagOfJson, ifNoneMatchHolds, shownEntry } from '../store/entity-tag.js';
+import { entityTag, entityTagOfJson, shownEntry } from '../store/entity-tag.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { encodeCursor } from './list-page.js';
 import type { Outcome } from './respond.js';
+import { tagged } from './respond-tagged.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 const DRY_RUN = { 'dry-run': 'true' };
-
-/** A GET's answer with its entity tag, or 304 when If-None-Match holds that tag. */
-export function tagged(ifNoneMatch: string | undefined, body: string, etag: string): Outcome {
-  if (ifNoneMatch !== undefined && !ifNoneMatchHolds(ifNoneMatch, etag)) return { status: 304, headers: { etag } };
-  return { status: 200, headers: { etag }, body };
-}
 
 export function respondWebhook(result: WebhookResult): Outcome {
   switch (result.action) {

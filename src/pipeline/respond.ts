@@ -10,7 +10,8 @@ import { isWebhookAction } from './parse-webhook-request.js';
 import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';
 import { listBody } from './list-page.js';
-import { respondWebhook, tagged } from './respond-webhooks.js';
+import { tagged } from './respond-tagged.js';
+import { respondWebhook } from './respond-webhooks.js';
 import { respondExport, respondMonitoring } from './respond-streams.js';
 
 export interface Outcome {
