@@ -4,7 +4,7 @@
 // first page marked incomplete: its choices are then searched with `q` as the operator types
 // (reference-picker.tsx), and a reference not in the first page is named by reading it by id.
 import { useEffect, useState } from 'preact/hooks';
-import { request, type Entry, type ListAnswer } from './api.js';
+import { LIST_LIMIT_MAX, request, type Entry, type ListAnswer } from './api.js';
 
 const LABEL_FIELD: Record<string, string> = {
   clients: 'libelle',
@@ -59,7 +59,7 @@ function notify(): void {
 export function lookup(resource: string): Promise<FirstPage> {
   let entries = cache.get(resource);
   if (entries === undefined) {
-    entries = request<ListAnswer<Entry>>('GET', `/config/${resource}?limit=1000&sort=${lookupSort(resource)}`).then((answer) => ({
+    entries = request<ListAnswer<Entry>>('GET', `/config/${resource}?limit=${LIST_LIMIT_MAX}&sort=${lookupSort(resource)}`).then((answer) => ({
       items: answer.body.items,
       complete: answer.body.next === null || answer.body.next === undefined,
     }));
