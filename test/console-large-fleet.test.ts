@@ -44,6 +44,8 @@ describe('the operator console with more than 1,000 clients and tags', { skip },
     const farTag = await create('tags', { name: 'zz-far-tag' });
     const otherTag = await create('tags', { name: 'zz-far-tag-two' });
     const id = await create('servers', { ip: '10.78.0.1', hostname: 'far-1', id_client: far, tags: [farTag] });
+    // Another server with another client and tag: the filters must leave it out.
+    const near = await create('servers', { ip: '10.78.0.9', hostname: 'near-9', id_client: far, tags: [farTag] });
 
     const session = await openConsole(server, `#/servers/${id}`);
     let { page } = session;
@@ -84,6 +86,7 @@ describe('the operator console with more than 1,000 clients and tags', { skip },
 
     // The list's filters: a client and a tag past the first 1,000.
     await page.goto(`${server.url}/en/console/#/servers`);
+    await page.locator(`tr[data-id="${near}"]`).waitFor();
     const filter = page.locator('#filter-client');
     await filter.fill('far-sec');
     await page.locator(`#filter-client-choices option[value="zz-far-second #${other}"]`).waitFor({ state: 'attached' });
@@ -93,6 +96,7 @@ describe('the operator console with more than 1,000 clients and tags', { skip },
     await page.locator('#filter-tag').press('Enter');
     await page.waitForURL(new RegExp(`id_client=${other}.*tag=${otherTag}|tag=${otherTag}.*id_client=${other}`));
     await page.locator('td[data-field="hostname"]', { hasText: 'far-1' }).waitFor();
+    await page.locator(`tr[data-id="${near}"]`).waitFor({ state: 'detached', timeout: 5000 });
     assert.equal(await page.locator('#filter-client').inputValue(), `zz-far-second #${other}`);
 
     await session.finish();
