@@ -109,19 +109,20 @@ describe('the operator console, as audited', { skip }, () => {
     await session.finish();
   });
 
-  test('the tab’s own delete is not marked "changed elsewhere"; a write made elsewhere is, within a second', async () => {
-    const id = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.0.2', hostname: 'mine-or-not' } })).body.id as number;
-    const session = await openConsole(server, `#/servers/${id}`);
+  test('the tab’s own write is not marked "changed elsewhere"; a write made elsewhere is, within a second', async () => {
+    const mine = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.9.1', hostname: 'mine' } })).body.id as number;
+    const theirs = (await server.request('POST', '/en/api/config/servers', { body: { ip: '10.77.9.2', hostname: 'theirs' } })).body.id as number;
+    assert.equal((await server.request('DELETE', `/en/api/config/servers/${mine}`)).status, 200);
+    const session = await openConsole(server, '#/servers?include_deleted=true&q=10.77.9.');
     const { page } = session;
     await page.getByText('Live: changes made elsewhere appear here.').waitFor();
-    await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('button', { name: 'Confirm delete' }).click();
-    await page.getByRole('button', { name: 'Restore' }).waitFor();
-    // The stream delivers within a second (section 13); the mark would stay ten.
-    await page.waitForTimeout(1500);
-    assert.equal(await page.locator('.changed-badge').count(), 0, 'the tab’s own delete is marked "changed elsewhere"');
-    assert.equal((await server.request('POST', `/en/api/config/servers/${id}/restore`)).status, 200);
-    await page.locator('.changed-badge').waitFor({ timeout: 1500 });
+    await page.getByRole('button', { name: `Restore #${mine}` }).click();
+    await page.getByText('Restored.').waitFor();
+    // A write made elsewhere after the tab's own: the stream is ordered, so once its mark shows,
+    // the tab's own record has been applied too, and left no mark.
+    assert.equal((await server.request('PATCH', `/en/api/config/servers/${theirs}`, { body: { hostname: 'theirs-changed' } })).status, 200);
+    await page.locator(`tr[data-id="${theirs}"] .changed-badge`).waitFor({ timeout: 1500 });
+    assert.equal(await page.locator('.changed-badge').count(), 1, 'the tab’s own restore is marked "changed elsewhere"');
     await session.finish();
   });
 

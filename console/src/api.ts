@@ -136,6 +136,9 @@ export function query(values: Record<string, string | number | boolean | null | 
   return text === '' ? '' : `?${text}`;
 }
 
+/** The most entries one list answer holds (the API's `limit` maximum). */
+export const LIST_LIMIT_MAX = 1000;
+
 export interface ListAnswer<T> {
   items: T[];
   total: number;

@@ -4,7 +4,7 @@
 // first page marked incomplete: its choices are then searched with `q` as the operator types
 // (reference-picker.tsx), and a reference not in the first page is named by reading it by id.
 import { useEffect, useState } from 'preact/hooks';
-import { request, type Entry, type ListAnswer } from './api.js';
+import { LIST_LIMIT_MAX, request, type Entry, type ListAnswer } from './api.js';
 
 const LABEL_FIELD: Record<string, string> = {
   clients: 'libelle',
@@ -50,6 +50,8 @@ interface FirstPage {
 const cache = new Map<string, Promise<FirstPage>>();
 const byId = new Map<string, Map<number, Entry>>();
 const reading = new Set<string>();
+/** Bumped by forget(): a name read before it (the entry as it was before a change) is not kept. */
+const generations = new Map<string, number>();
 const listeners = new Set<() => void>();
 
 function notify(): void {
@@ -59,7 +61,7 @@ function notify(): void {
 export function lookup(resource: string): Promise<FirstPage> {
   let entries = cache.get(resource);
   if (entries === undefined) {
-    entries = request<ListAnswer<Entry>>('GET', `/config/${resource}?limit=1000&sort=${lookupSort(resource)}`).then((answer) => ({
+    entries = request<ListAnswer<Entry>>('GET', `/config/${resource}?limit=${LIST_LIMIT_MAX}&sort=${lookupSort(resource)}`).then((answer) => ({
       items: answer.body.items,
       complete: answer.body.next === null || answer.body.next === undefined,
     }));
@@ -74,8 +76,10 @@ export function readName(resource: string, id: number): void {
   const key = `${resource}/${id}`;
   if (!LOOKUP_RESOURCES.includes(resource) || !Number.isInteger(id) || reading.has(key)) return;
   reading.add(key);
+  const generation = generations.get(resource) ?? 0;
   request<{ item: Entry }>('GET', `/config/${resource}/${id}`)
     .then((answer) => {
+      if ((generations.get(resource) ?? 0) !== generation) return;
       let known = byId.get(resource);
       if (known === undefined) byId.set(resource, (known = new Map()));
       known.set(id, answer.body.item);
@@ -86,10 +90,13 @@ export function readName(resource: string, id: number): void {
 
 /** Read `resource` again when next asked (after a change to it). */
 export function forget(resource: string): void {
-  if (!cache.has(resource) && !byId.has(resource)) return;
+  generations.set(resource, (generations.get(resource) ?? 0) + 1);
+  // A read in flight is dropped on arrival: the name is read afresh when next asked.
+  const inFlight = [...reading].filter((key) => key.startsWith(`${resource}/`));
+  for (const key of inFlight) reading.delete(key);
+  if (!cache.has(resource) && !byId.has(resource) && inFlight.length === 0) return;
   cache.delete(resource);
   byId.delete(resource);
-  for (const key of [...reading]) if (key.startsWith(`${resource}/`)) reading.delete(key);
   notify();
 }
 

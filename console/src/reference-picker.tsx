@@ -63,10 +63,16 @@ export function ReferencePicker(props: {
     setTyped((text) => (text !== undefined && (chosenId(text) ?? '') === value ? text : undefined));
   }, [value]);
   const entry = chosen === '' ? undefined : known.get(Number(chosen));
-  if (chosen !== '' && entry === undefined) readName(resource, Number(chosen));
+  // A name is read only for a choice shown by name (the initial or a chosen value), never for
+  // each digit typed: typed text shows as typed.
+  if (typed === undefined && chosen !== '' && entry === undefined) readName(resource, Number(chosen));
   const text = typed ?? (chosen === '' ? '' : entry === undefined ? `#${chosen}` : choiceText(resource, entry));
   const suggestions = useSuggestions(resource, typed ?? '');
   const listId = `${props.id}-choices`;
+  const hintId = `${props.id}-unnamed`;
+  // Text that names no entry (a search not yet chosen from) leaves the choice as it was.
+  const unnamed = !props.clearOnChoice && typed !== undefined && typed.trim() !== '' && chosenId(typed) === undefined;
+  const describedBy = [props.describedBy ?? '', unnamed ? hintId : ''].filter(Boolean).join(' ') || undefined;
   return (
     <>
       <input
@@ -76,8 +82,8 @@ export function ReferencePicker(props: {
         autoComplete="off"
         placeholder={t.typeToSearch}
         required={props.required}
-        aria-describedby={props.describedBy}
-        aria-invalid={props.invalid ? 'true' : undefined}
+        aria-describedby={describedBy}
+        aria-invalid={props.invalid || unnamed ? 'true' : undefined}
         value={text}
         onInput={(event) => {
           const next = (event.target as HTMLInputElement).value;
@@ -89,10 +95,18 @@ export function ReferencePicker(props: {
             return;
           }
           setTyped(next);
+          // Only a text naming an entry, or an emptied one (a choice cleared on purpose), changes
+          // the choice: a search typed and not chosen from must not clear the reference on save.
+          if (id === '' && next.trim() !== '') return;
           setChosen(id);
           props.onChange?.(id);
         }}
       />
+      {unnamed && (
+        <small id={hintId} class="hint">
+          {t.namesNoEntry(chosen === '' ? t.none : entry === undefined ? `#${chosen}` : choiceText(resource, entry))}
+        </small>
+      )}
       <datalist id={listId}>
         {suggestions.map((one) => (
           <option key={one.id} value={choiceText(resource, one)} />

@@ -42,6 +42,7 @@ const en = {
   /** A colon after a label, as the language sets it (French: a narrow no-break space before). */
   colon: ':',
   typeToSearch: 'Type to search',
+  namesNoEntry: (kept: string): string => `Names no entry: choose a suggestion (the choice stays ${kept}).`,
   addChoice: 'Add',
   removeChoice: (name: string): string => `Remove ${name}`,
   none: 'None',
@@ -223,6 +224,7 @@ const fr: Texts = {
   anyValue: 'Tous',
   colon: '\u202f:',
   typeToSearch: 'Tapez pour chercher',
+  namesNoEntry: (kept: string): string => `Ne nomme aucune entrée\u202f: choisissez une suggestion (le choix reste ${kept}).`,
   addChoice: 'Ajouter',
   removeChoice: (name: string): string => `Retirer ${name}`,
   none: 'Aucun',

@@ -3,7 +3,7 @@
 // (`?dry_run=true`) whose refusals are put on their rows, then the same POST for real: all
 // rows are created together, or none.
 import Papa from 'papaparse';
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { Problem, request, type Entry } from '../api.js';
 import { useConsole } from '../context.js';
 import { entryLabel, forget, useLookup } from '../lookups.js';
@@ -45,6 +45,8 @@ export function CsvImport() {
   const [problem, setProblem] = useState<unknown>(undefined);
   const [status, setStatus] = useState('');
   const [created, setCreated] = useState<Entry[]>([]);
+  // Bumped by each check and by each change of the rows or mapping: a reply to an older one is dropped.
+  const run = useRef(0);
 
   const targets: [string, string][] = [
     ...fields.map((field) => [field.name, field.name] as [string, string]),
@@ -54,6 +56,7 @@ export function CsvImport() {
   ];
 
   const read = (source: string): void => {
+    run.current += 1;
     setProblem(undefined);
     setRows(undefined);
     setChecked(undefined);
@@ -121,6 +124,7 @@ export function CsvImport() {
   // Another mapping makes other entries: the preview (and its button that creates them) goes,
   // so that what is created is always what the dry run checked.
   const changeMapping = (column: string, target: string): void => {
+    run.current += 1;
     setMapping({ ...mapping, [column]: target });
     setRows(undefined);
     setChecked(undefined);
@@ -143,13 +147,15 @@ export function CsvImport() {
   const send = async (dryRun: boolean): Promise<void> => {
     setProblem(undefined);
     setStatus('');
+    const mine = (run.current += 1);
     let built: Row[];
     try {
       built = build(...(await namedInRows()));
     } catch (error) {
-      setProblem(error);
+      if (run.current === mine) setProblem(error);
       return;
     }
+    if (run.current !== mine) return;
     if (built.some((row) => row.problems.length > 0)) {
       setRows(built);
       setChecked('refused');
@@ -157,6 +163,8 @@ export function CsvImport() {
     }
     try {
       const answer = await request<{ count: number; items: Entry[] }>('POST', `/config/servers${dryRun ? '?dry_run=true' : ''}`, { body: built.map((row) => row.body) });
+      // A creation happened whatever changed since; a dry run of an older mapping says nothing.
+      if (dryRun && run.current !== mine) return;
       setRows(built);
       setChecked('ok');
       if (!dryRun) {
@@ -169,6 +177,7 @@ export function CsvImport() {
         forget('servers');
       }
     } catch (error) {
+      if (run.current !== mine) return;
       if (error instanceof Problem && error.errors.some((one) => one.index !== undefined)) {
         setRows(
           built.map((row, index) => ({

@@ -1,6 +1,6 @@
 // An entry's history as a readable diff (who, when, which fields from what to what), and the
 // global change log with its filters (contract section 13).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { Problem, request, type ChangeRecord, type Entry } from '../api.js';
 import { useConsole } from '../context.js';
 import type { ConsoleField } from '../registry-types.js';
@@ -9,6 +9,7 @@ import { href, navigate, useRoute } from '../router.js';
 import { FieldValue, Heading, ProblemView, TableRegion } from '../ui.js';
 import { newestChangeId } from '../live.js';
 import { useReferenceLookups } from './entry-form.js';
+import { usePagedList, type PagedAnswer } from '../paged-list.js';
 
 const SERVICE_FIELDS = new Set(['updated_at', 'created_at']);
 
@@ -61,36 +62,20 @@ function when(at: string, language: string): string {
 }
 
 const PAGE = 50;
-/** The most the history endpoint gives in one answer (its `limit`). */
-const HISTORY_LIMIT_MAX = 1000;
 
 export function EntryHistory(props: { resource: string; id: number; version: string }) {
   const { t, language } = useConsole();
   const resource = resourceNamed(props.resource)!;
   const lookups = useReferenceLookups(resource);
-  const [records, setRecords] = useState<ChangeRecord[] | undefined>(undefined);
-  const [total, setTotal] = useState(0);
-  const [problem, setProblem] = useState<unknown>(undefined);
-  // Newest first, a page at a time: "older changes" appends the next page, so that an entry
-  // with a long past shows all of it. A change to the entry (props.version) reads again as
-  // many as the operator asked to see, not only the first page; each answer replaces what
-  // was shown from its offset on, so the two reads may come back in either order.
-  const wanted = useRef(PAGE);
-  const read = (offset: number, limit: number): Promise<void> =>
-    request<{ items: ChangeRecord[]; total: number }>('GET', `/config/${props.resource}/${props.id}/history?limit=${limit}&offset=${offset}`).then((answer) => {
-      setRecords((current) => [...(current ?? []).slice(0, offset), ...answer.body.items]);
-      setTotal(answer.body.total);
-    });
-  useEffect(() => {
-    wanted.current = PAGE;
-  }, [props.resource, props.id]);
-  useEffect(() => {
-    read(0, Math.min(wanted.current, HISTORY_LIMIT_MAX)).catch(setProblem);
-  }, [props.resource, props.id, props.version]);
-  const older = (shown: number): void => {
-    wanted.current = shown + PAGE;
-    read(shown, PAGE).catch(setProblem);
+  // Newest first, a page at a time (offsets): "older changes" appends the next page, so that
+  // an entry with a long past shows all of it; a change to the entry reads them again.
+  const read = async (after: string | null, limit: number): Promise<PagedAnswer<ChangeRecord>> => {
+    const offset = after === null ? 0 : Number(after);
+    const answer = await request<{ items: ChangeRecord[]; total: number }>('GET', `/config/${props.resource}/${props.id}/history?limit=${limit}&offset=${offset}`);
+    const end = offset + answer.body.items.length;
+    return { items: answer.body.items, total: answer.body.total, next: end < answer.body.total ? String(end) : null };
   };
+  const { items: records, total, problem, more } = usePagedList(read, `${props.resource}/${props.id}`, props.version, PAGE);
   // An entry that never existed has no history: the entry's own read already says 404 on its
   // page, once (a hard-deleted entry keeps its history, read with a 200).
   if (problem instanceof Problem && problem.status === 404) return null;
@@ -115,7 +100,7 @@ export function EntryHistory(props: { resource: string; id: number; version: str
         </ol>
       )}
       {records !== undefined && records.length < total && (
-        <button type="button" onClick={() => older(records.length)}>
+        <button type="button" onClick={more}>
           {t.olderChanges(total - records.length)}
         </button>
       )}

@@ -1,48 +1,26 @@
 // A server's aliases on its page: a hundred at a time by name, the rest read on request by the
 // list's cursor (`next`/`after`), as the entry's older changes are.
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { request, type Entry, type ListAnswer } from '../api.js';
 import { useConsole } from '../context.js';
+import { usePagedList, type PagedAnswer } from '../paged-list.js';
 import { href } from '../router.js';
+import { ProblemView } from '../ui.js';
 
 const PAGE = 100;
-/** The most a list answer holds (its `limit`). */
-const LIST_LIMIT_MAX = 1000;
 
 export function ServerAliases(props: { id: number; version: string }) {
   const { t } = useConsole();
-  const [aliases, setAliases] = useState<Entry[] | undefined>(undefined);
-  const [next, setNext] = useState<string | null>(null);
-  const [total, setTotal] = useState(0);
-  // A change to the server (props.version) reads again as many as the operator asked to see,
-  // not only the first hundred. A page read by cursor adds the aliases not shown yet, so a
-  // re-read that comes back first loses none and shows none twice.
-  const wanted = useRef(PAGE);
-  const read = async (after: string | null, limit: number): Promise<void> => {
+  const read = async (after: string | null, limit: number): Promise<PagedAnswer<Entry>> => {
     const answer = await request<ListAnswer<Entry>>('GET', `/config/aliases?id_mysql_server=${props.id}&limit=${limit}&sort=dns${after === null ? '' : `&after=${encodeURIComponent(after)}`}`);
-    setAliases((current) => {
-      if (after === null) return answer.body.items;
-      const shown = new Set((current ?? []).map((alias) => alias.id));
-      return [...(current ?? []), ...answer.body.items.filter((alias) => !shown.has(alias.id))];
-    });
-    setNext(answer.body.next ?? null);
-    setTotal(answer.body.total);
+    return { items: answer.body.items, total: answer.body.total, next: answer.body.next ?? null };
   };
-  useEffect(() => {
-    wanted.current = PAGE;
-  }, [props.id]);
-  useEffect(() => {
-    read(null, Math.min(wanted.current, LIST_LIMIT_MAX)).catch(() => setAliases([]));
-  }, [props.id, props.version]);
-  const more = (after: string, shown: number): void => {
-    wanted.current = shown + PAGE;
-    read(after, PAGE).catch(() => undefined);
-  };
+  const { items: aliases, total, next, problem, more } = usePagedList(read, String(props.id), props.version, PAGE);
   return (
     <section aria-labelledby="aliases-title">
       <h2 id="aliases-title">{t.aliases}</h2>
+      <ProblemView problem={problem} />
       {aliases === undefined ? (
-        <p>{t.loading}</p>
+        problem === undefined && <p>{t.loading}</p>
       ) : aliases.length === 0 ? (
         <p>{t.noEntries}</p>
       ) : (
@@ -57,7 +35,7 @@ export function ServerAliases(props: { id: number; version: string }) {
         </ul>
       )}
       {aliases !== undefined && next !== null && (
-        <button type="button" onClick={() => more(next, aliases.length)}>
+        <button type="button" onClick={more}>
           {t.moreAliases(Math.max(total - aliases.length, 0))}
         </button>
       )}

@@ -137,12 +137,18 @@ export function WebhookList() {
   const after = useRoute().params.get('after') ?? '';
   const [next, setNext] = useState<string | null>(null);
   useEffect(() => {
+    // Next then Back quickly: only the page now asked for may show its hooks and its next.
+    let current = true;
     request<ListAnswer<Webhook>>('GET', `/webhooks?limit=100${after === '' ? '' : `&after=${encodeURIComponent(after)}`}`)
       .then((answer) => {
+        if (!current) return;
         setHooks(answer.body.items);
         setNext(answer.body.next ?? null);
       })
-      .catch(setProblem);
+      .catch((error: unknown) => current && setProblem(error));
+    return () => {
+      current = false;
+    };
   }, [reloads, after]);
   const toggle = async (hook: Webhook): Promise<void> => {
     try {
