@@ -5,7 +5,7 @@
 // the `Dry-Run` header.
 import type { Readable } from 'node:stream';
 import type { Entry } from '../store/entry-rows.js';
-import { entityTagOfJson, ifNoneMatchHolds, shownEntry } from '../store/entity-tag.js';
+import { entityTagOfJson, shownEntry } from '../store/entity-tag.js';
 import { isWebhookAction } from './parse-webhook-request.js';
 import type { Result } from './execute.js';
 import type { WebhookResult } from './execute-webhooks.js';
@@ -102,12 +102,8 @@ function respondEntries(result: Exclude<Result, { readonly action: OwnResults | 
       return { status: 200, headers: { etag: result.etag }, body: result.body };
     case 'list unchanged':
       return { status: 304, headers: { etag: result.etag } };
-    case 'read': {
-      const { body, etag } = result.answer;
-      const ifNoneMatch = result.plan.ifNoneMatch;
-      if (ifNoneMatch !== undefined && !ifNoneMatchHolds(ifNoneMatch, etag)) return { status: 304, headers: { etag } };
-      return { status: 200, headers: { etag }, body };
-    }
+    case 'read':
+      return tagged(result.plan.ifNoneMatch, result.answer.body, result.answer.etag);
     case 'create': {
       if (result.plan.dryRun) return { status: 201, headers: DRY_RUN, body: JSON.stringify({ id: null, resource: plan.resource.name, item: unassigned(result.entry) }) };
       const { json, etag } = shownEntry(result.entry);
